@@ -1,0 +1,51 @@
+# kprobes for Linux 6.12: build, boot and test harness.
+#
+#   make run      set up, build our kernel, boot it, show kprobes working
+#   make check    build and boot, run every test, print the results table
+#   make shell    interactive shell in the guest
+#
+# Switches:  BASELINE=1   the unmodified base kernel (upstream's kprobes)
+#            T=SUITE[:GLOB]   one suite or some tests (kunit, ftrace, guest,
+#                         static), e.g. T=ftrace:kprobe/kprobe_args*
+#            ACCEL=tcg|kvm|auto   how QEMU runs the guest (default tcg)
+#            KPROBES_CACHE=DIR    where trees, builds and runs live
+#                         (default ~/.cache/kprobes-dev)
+# Each pipeline step is a target of its own and can run alone:
+#   deps base overlay config build static
+
+H := harness
+export BASELINE ACCEL KPROBES_CACHE KP_CANARY KP_TIMEOUT
+T ?= all
+
+.PHONY: all run shell check deps base overlay config build static clean-runs help
+
+all: help
+
+help:
+	@sed -n '3,16p' Makefile | sed 's/^# \{0,1\}//'
+
+deps:
+	@$(H)/deps.sh
+base: deps
+	@$(H)/base.sh
+overlay: base
+	@$(H)/overlay.sh
+config: overlay
+	@$(H)/config.sh
+build: config
+	@$(H)/build.sh
+
+run: build
+	@$(H)/boot.sh demo
+
+shell: build
+	@$(H)/boot.sh shell
+
+static: base
+	@$(H)/check.sh static
+
+check: build
+	@$(H)/check.sh $(T)
+
+clean-runs:
+	rm -rf "$${KPROBES_CACHE:-$$HOME/.cache/kprobes-dev}/runs"

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# make check: boot the kernel of the current mode, run the guest suites
+# (KUnit, ftracetest kprobe/dynevent, ours), the host-side static checks,
+# and print one table ending in 'N passed, N failed, N skipped'.
+# Usage: check.sh [FILTER]   (all, SUITE, or SUITE:GLOB)
+. "$(dirname "$0")/lib.sh"
+KP_STEP=check
+filter=${1:-all}
+
+run=$KPROBES_CACHE/runs/$KP_MODE-$(date +%Y%m%d-%H%M%S)-check
+mkdir -p "$run"
+case $filter in
+all|static|static:*) "$KP_REPO/harness/static.sh" "$run/static.tsv" ;;
+esac
+case $filter in
+static|static:*) ;;
+*) KP_RUN_DIR=$run "$KP_REPO/harness/boot.sh" test "$filter" ;;
+esac
+kp_say "results of $run"
+python3 "$KP_REPO/harness/report.py" "$run" "$filter"

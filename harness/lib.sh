@@ -1,0 +1,69 @@
+# shellcheck shell=bash
+# Shared settings for the harness scripts.  Sourced, never run.
+#
+# Everything persistent lives under $KPROBES_CACHE (outside the repo):
+#   src/linux-$VER/        pristine base tree, extracted once, never modified
+#   work/linux-$VER/       base + our files (hard-link farm, see overlay.sh)
+#   out/ours, out/base     O= build directories for our kernel / the baseline
+#   ccache/                compiler cache shared by both builds
+#   runs/<mode>-<stamp>/   console logs and results of each boot
+
+set -euo pipefail
+
+KP_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+KPROBES_CACHE=${KPROBES_CACHE:-$HOME/.cache/kprobes-dev}
+# The Debian package version we build against.  If the registry has dropped
+# it, base.sh says so and falls back to the newest 6.12.y it can find.
+KP_PIN_VERSION=${KP_PIN_VERSION:-6.12.117-1~deb12u1}
+
+# BASELINE=1 selects the unmodified base kernel (upstream's kprobes).
+if [ "${BASELINE:-0}" = 1 ]; then
+	KP_MODE=base
+else
+	KP_MODE=ours
+fi
+KP_OUT=$KPROBES_CACHE/out/$KP_MODE
+KP_LOCALVERSION=-kp$KP_MODE
+
+export CCACHE_DIR=${CCACHE_DIR:-$KPROBES_CACHE/ccache}
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+# Both trees are compiled with O=, so the same source seen through the
+# pristine and the work tree should still hit the cache.
+export CCACHE_BASEDIR=$KPROBES_CACHE
+export CCACHE_NOHASHDIR=1
+
+kp_say() { printf '[%s] %s\n' "${KP_STEP:-harness}" "$*" >&2; }
+kp_die() { printf '[%s] error: %s\n' "${KP_STEP:-harness}" "$*" >&2; exit 1; }
+
+# The pristine tree (set by base.sh; read back here by every later step).
+kp_src() {
+	local f=$KPROBES_CACHE/src/current
+	[ -L "$f" ] || kp_die "no base tree yet: run 'make base' first"
+	readlink -f "$f"
+}
+
+# The tree a build of the current mode compiles.
+kp_tree() {
+	if [ "$KP_MODE" = base ]; then
+		kp_src
+	else
+		local w
+		w=$KPROBES_CACHE/work/$(basename "$(kp_src)")
+		[ -d "$w" ] || kp_die "no work tree yet: run 'make overlay' first"
+		echo "$w"
+	fi
+}
+
+# Kernel make in the current mode, with ccache and all cores.  Builds are
+# serialised through one lock: two kernel builds on two cores only slow
+# each other down (helpers compiling single objects take the same lock).
+kp_make() {
+	mkdir -p "$KPROBES_CACHE"
+	flock "$KPROBES_CACHE/build.lock" make -C "$(kp_tree)" O="$KP_OUT" CC="ccache gcc" HOSTCC="ccache gcc" \
+		LOCALVERSION= -j"$(nproc)" "$@"
+}
+
+# The owned-file list without comments and blank lines.
+kp_owned() {
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$KP_REPO/harness/owned-files" | grep -v '^$' || true
+}

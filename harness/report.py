@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Turn one guest run into a table and a closing line.
+
+Reads RUN/results.tsv (written by the guest), the KTAP that KUnit printed on
+the console, RUN/static.tsv (host-side checks) and the console itself, and
+prints one row per test, then 'N passed, N failed, N skipped'.  Exit status
+is 1 when anything failed.
+
+The console is scanned for oops, BUG, WARN, lockdep, KASAN/UBSAN reports and
+panics; any of them is a failed test of its own, with the excerpt printed.
+"""
+import os
+import re
+import sys
+
+BAD = re.compile(
+    r"(Oops:|BUG:|WARNING:|-+\[ cut here \]-+|Kernel panic|KASAN:|UBSAN:|"
+    r"possible circular locking|possible recursive locking|"
+    r"inconsistent lock state|general protection fault|"
+    r"INFO: task .* blocked for more than|RCU stall|rcu_.*detected stall|"
+    r"kernel BUG at|Call Trace:|unreferenced object)")
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def read(path):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+
+
+def strip_time(line):
+    return re.sub(r"^\[\s*\d+\.\d+\]\s?", "", ANSI.sub("", line.rstrip("\r\n")))
+
+
+def kunit_results(console, want):
+    """KTAP from the boot: every leaf test of every suite, as suite.test."""
+    rows = []
+    suite = None
+    for raw in console.splitlines():
+        line = strip_time(raw).strip()
+        m = re.match(r"# Subtest: (\S+)", line)
+        if m:
+            suite = m.group(1)
+            continue
+        m = re.match(r"(not ok|ok) \d+ (\S+)(?:\s+#\s*(\w+)\s*(.*))?", line)
+        if not m or suite is None:
+            continue
+        status, name, directive, why = m.groups()
+        if name == suite:           # the suite's own line closes it
+            suite = None
+            continue
+        full = "%s.%s" % (suite, name)
+        if not want("kunit", full):
+            continue
+        if directive and directive.upper() == "SKIP":
+            rows.append(("kunit", full, "skip", why or "skipped"))
+        elif status == "ok":
+            rows.append(("kunit", full, "pass", "ok"))
+        else:
+            rows.append(("kunit", full, "fail", "not ok"))
+    return rows
+
+
+def console_excerpt(console):
+    lines = [strip_time(l) for l in console.splitlines()]
+    for i, line in enumerate(lines):
+        if BAD.search(line):
+            lo, hi = max(0, i - 5), min(len(lines), i + 40)
+            return line.strip(), "\n".join(lines[lo:hi])
+    return None, None
+
+
+def main():
+    run = sys.argv[1]
+    filt = sys.argv[2] if len(sys.argv) > 2 else "all"
+
+    def want(suite, name):
+        if filt in ("", "all", suite):
+            return True
+        if ":" in filt:
+            s, pat = filt.split(":", 1)
+            import fnmatch
+            return s == suite and fnmatch.fnmatch(name, pat)
+        return False
+
+    rows = []
+    console = read(os.path.join(run, "console.log")) or ""
+    if want("kunit", "") or filt.startswith("kunit"):
+        k = kunit_results(console, want)
+        if not k and filt in ("all", "kunit"):
+            rows.append(("kunit", "results", "fail", "no KTAP output on the console"))
+        rows += k
+    res = read(os.path.join(run, "results.tsv"))
+    if res:
+        for line in res.splitlines():
+            parts = line.split("\t")
+            if len(parts) >= 3:
+                rows.append((parts[0], parts[1], parts[2], parts[3] if len(parts) > 3 else ""))
+    static = read(os.path.join(run, "static.tsv"))
+    if static:
+        for line in static.splitlines():
+            parts = line.split("\t")
+            if len(parts) >= 3:
+                rows.append((parts[0], parts[1], parts[2], parts[3] if len(parts) > 3 else ""))
+
+    excerpt = None
+    if os.path.exists(os.path.join(run, "console.log")):
+        if "KP-GUEST-DONE" not in console:
+            why = (read(os.path.join(run, "timeout")) or "guest did not finish").strip()
+            rows.append(("boot", "guest finished", "fail", why))
+        elif res is None and filt not in ("kunit",) and not filt.startswith("kunit:"):
+            rows.append(("boot", "guest finished", "fail", "no results.tsv from the guest"))
+        else:
+            rows.append(("boot", "guest finished", "pass",
+                         "%s s, %s" % ((read(os.path.join(run, "seconds")) or "?").strip(),
+                                       (read(os.path.join(run, "accel")) or "?").strip())))
+        first, excerpt = console_excerpt(console)
+        if first:
+            rows.append(("boot", "console clean", "fail", first[:100]))
+        else:
+            rows.append(("boot", "console clean", "pass", "no oops/BUG/WARN/lockdep/panic"))
+
+    w1 = max([len("%s:%s" % (r[0], r[1])) for r in rows] + [10])
+    counts = {"pass": 0, "fail": 0, "skip": 0}
+    print("%-*s  %-6s  %s" % (w1, "test", "result", "detail"))
+    print("%s  %s  %s" % ("-" * w1, "-" * 6, "-" * 40))
+    for suite, name, status, detail in rows:
+        status = status if status in counts else "fail"
+        counts[status] += 1
+        print("%-*s  %-6s  %s" % (w1, "%s:%s" % (suite, name), status.upper(), detail))
+    if excerpt:
+        print("\nconsole excerpt (%s):\n%s" % (os.path.join(run, "console.log"), excerpt))
+    failed = [r for r in rows if r[2] == "fail"]
+    if failed:
+        print("\nlogs: %s" % run)
+    print("%d passed, %d failed, %d skipped" % (counts["pass"], counts["fail"], counts["skip"]))
+    return 1 if counts["fail"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

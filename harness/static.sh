@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Host-side static checks of our kernel files, one result row per check, in
+# the same format as the guest's results (suite, test, status, detail):
+#   checkpatch  scripts/checkpatch.pl --strict on every owned source file
+#   W=1         the owned .c files compiled with W=1 (our kernel only)
+# Usage: static.sh OUTFILE
+. "$(dirname "$0")/lib.sh"
+KP_STEP=static
+out=$1
+: > "$out"
+row() { printf 'static\t%s\t%s\t%s\n' "$1" "$2" "$3" >> "$out"; }
+
+src=$(kp_src)
+files=()
+while read -r entry; do
+	if [ -d "$KP_REPO/$entry" ]; then
+		while read -r f; do files+=("$entry${f#./}"); done < <(cd "$KP_REPO/$entry" && find . -type f | sort)
+	elif [ -f "$KP_REPO/$entry" ]; then
+		files+=("$entry")
+	fi
+done < <(kp_owned)
+
+if [ ${#files[@]} -eq 0 ]; then
+	row checkpatch skip "no owned kernel files in the repository yet"
+fi
+for f in "${files[@]}"; do
+	case $f in *.c|*.h|*/Makefile|*/Kconfig) ;; *) continue ;; esac
+	# GIT_DIR names no repository: checkpatch would otherwise run
+	# spdxcheck.py, which insists that the base tree be a git checkout.
+	res=$(cd "$KP_REPO" && GIT_DIR=/nonexistent perl "$src/scripts/checkpatch.pl" --root="$src" --strict \
+		--no-summary --terse --show-types -f "$f" 2>&1 || true)
+	if [ -z "$res" ]; then
+		row "checkpatch:$f" pass "0 errors, 0 warnings, 0 checks"
+	else
+		echo "$res" > "$KP_OUT/checkpatch-${f//\//_}.log" 2>/dev/null || true
+		row "checkpatch:$f" fail "$(echo "$res" | wc -l) findings: $(echo "$res" | head -n 1 | cut -c1-100)"
+	fi
+done
+
+if [ "$KP_MODE" = base ]; then
+	row W=1 skip "baseline mode builds none of our objects"
+	exit 0
+fi
+for f in "${files[@]}"; do
+	case $f in *.c) ;; *) continue ;; esac
+	obj=${f%.c}.o
+	# Only objects this config builds are checked.
+	[ -f "$KP_OUT/$obj" ] || { row "W=1:$obj" skip "not built in this config"; continue; }
+	log=$(kp_make W=1 "$obj" 2>&1 || echo "BUILD FAILED")
+	warn=$(echo "$log" | grep -E 'warning:|error:|BUILD FAILED' || true)
+	if [ -z "$warn" ]; then
+		row "W=1:$obj" pass "no warnings"
+	else
+		row "W=1:$obj" fail "$(echo "$warn" | wc -l) warnings: $(echo "$warn" | head -n 1 | cut -c1-100)"
+	fi
+done
