@@ -5,9 +5,11 @@
 #   boot.sh test [FILTER]   run the guest test suites (make check)
 #
 # The guest's root is the host's / over virtio-9p, read-only (as virtme-ng
-# does), so every host tool is there.  Two more 9p shares: our installed
+# does), so every host tool is there.  More 9p shares: our installed
 # modules, mounted on /usr/lib/modules, and a writable run directory that
-# carries results out.  The serial console goes to $run/console.log.
+# carries results out.  The repository and the base tree are shared too,
+# because the guest puts tmpfs on /tmp and friends, which may hide them (a
+# CI clone under /tmp, say).  The serial console goes to $run/console.log.
 #
 # Accelerator (ACCEL=): tcg (default) is single-threaded TCG with 2 vCPUs;
 # multi-threaded TCG has oopsed even upstream's kernel on cross-CPU code
@@ -48,6 +50,10 @@ qemu_cmd() {
 		-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root \
 		-fsdev local,id=mods,path="$modroot",readonly=on,security_model=none \
 		-device virtio-9p-pci,fsdev=mods,mount_tag=kpmods \
+		-fsdev local,id=repo,path="$KP_REPO",readonly=on,security_model=none \
+		-device virtio-9p-pci,fsdev=repo,mount_tag=kprepo \
+		-fsdev local,id=src,path="$src",readonly=on,security_model=none \
+		-device virtio-9p-pci,fsdev=src,mount_tag=kpsrc \
 		-fsdev local,id=out,path="$run",security_model=none \
 		-device virtio-9p-pci,fsdev=out,mount_tag=kpout
 }

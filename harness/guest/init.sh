@@ -18,8 +18,13 @@ done
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
 mount -t 9p -o trans=virtio,version=9p2000.L,ro kpmods /usr/lib/modules
-mkdir -p /mnt/out
+mkdir -p /mnt/out /mnt/repo /mnt/src
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 kpout /mnt/out
+# The tmpfs mounts above may have hidden the host paths of the repository
+# and the base tree; from here on they are reached through their shares.
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,ro kprepo /mnt/repo
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,ro kpsrc /mnt/src
+export KP_REPO=/mnt/repo KP_SRC=/mnt/src
 hostname kprobes-guest 2>/dev/null || true
 ip link set lo up 2>/dev/null || true
 
