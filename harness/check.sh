@@ -17,4 +17,4 @@ static|static:*) ;;
 *) KP_RUN_DIR=$run "$KP_REPO/harness/boot.sh" test "$filter" ;;
 esac
 kp_say "results of $run"
-python3 "$KP_REPO/harness/report.py" "$run" "$filter"
+KP_MODE=$KP_MODE python3 "$KP_REPO/harness/report.py" "$run" "$filter"
