@@ -76,9 +76,14 @@ probe_kvm() {
 	local cmd; cmd=$(qemu_cmd -accel kvm)
 	action=$saved
 	cmd=${cmd//-serial SERIAL/-serial file:$p/console.log}
-	cmd=${cmd//path=\"$run\"/path=\"$p\"}
-	timeout 60 bash -c "$cmd" >/dev/null 2>&1 || true
-	[ -f "$p/probe-ok" ]
+	cmd=${cmd//path=$run,/path=$p,}
+	timeout 60 bash -c "$cmd" > "$p/qemu.log" 2>&1 || true
+	if [ -f "$p/probe-ok" ]; then
+		kp_say "KVM probe boot reached userspace: using KVM"
+		return 0
+	fi
+	kp_say "KVM probe boot failed ($(tail -n 1 "$p/qemu.log" | cut -c1-80)): using TCG"
+	return 1
 }
 
 accel=$(accel_args)
