@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * x86 side of kprobes: the instruction and per-CPU state the breakpoint
+ * path in arch/x86/kernel/kprobes/core.c keeps.  The generic interface is
+ * described in <linux/kprobes.h>.
+ */
+#ifndef _ASM_X86_KPROBES_H
+#define _ASM_X86_KPROBES_H
+
+#include <asm-generic/kprobes.h>
+
+#ifdef CONFIG_KPROBES
+
+#include <linux/types.h>
+#include <linux/ptrace.h>
+#include <linux/percpu.h>
+#include <asm/insn.h>
+
+typedef u8 kprobe_opcode_t;
+
+/*
+ * Each out-of-line slot holds two copies of the probed instruction:
+ *
+ *   [0, len)                copy run with a single-step trap behind it
+ *   [len]                   int3: "the copy has run", back to the core
+ *   [KPROBE_BOOST_OFFSET..] copy followed by a jmp back to the probed
+ *                           function, used when nothing has to happen after
+ *                           the instruction (no post_handler), saving a trap
+ *                           ("boosting")
+ */
+#define KPROBE_INSN_SLOT_SIZE	64
+#define KPROBE_BOOST_OFFSET	32
+
+/* How the probed instruction is carried out after the pre_handlers ran. */
+enum kprobe_x86_action {
+	KPROBE_X86_STEP,	/* run the copy in the slot */
+	KPROBE_X86_JMP,		/* jmp rel8/rel32 */
+	KPROBE_X86_JCC,		/* jcc rel8/rel32 */
+	KPROBE_X86_CALL,	/* call rel32 */
+	KPROBE_X86_ICALL,	/* call *%reg */
+	KPROBE_X86_IJMP,	/* jmp *%reg */
+	KPROBE_X86_RET,		/* ret, ret imm16 */
+	KPROBE_X86_LOOP,	/* loop, loope, loopne, jrcxz */
+	KPROBE_X86_CLI,		/* cli */
+	KPROBE_X86_PUSHF,	/* pushf */
+	KPROBE_X86_POPF,	/* popf */
+};
+
+/**
+ * struct arch_specific_insn - how one probed x86 instruction is carried out
+ * @slot: out-of-line slot (see KPROBE_INSN_SLOT_SIZE), NULL for emulated
+ *	instructions
+ * @target: branch target (jmp, jcc, call, loop)
+ * @len: length of the probed instruction
+ * @action: enum kprobe_x86_action
+ * @cond: condition code (jcc), loop variant opcode (loop family), or
+ *	offset in struct pt_regs of the target register (call/jmp *%reg)
+ * @boostable: the slot's jump copy may be used when no post_handler waits
+ *	(false when the instruction has an exception-table fixup)
+ * @stack_adjust: extra bytes popped by "ret imm16"
+ */
+struct arch_specific_insn {
+	kprobe_opcode_t *slot;
+	unsigned long target;
+	u8 len;
+	u8 action;
+	u8 cond;
+	bool boostable;
+	u16 stack_adjust;
+};
+
+/*
+ * Probes hit while another probe is being handled on the same CPU (from
+ * an NMI, or from the handler itself) are stepped silently; each level of
+ * such nesting needs one step record.
+ */
+#define KPROBE_STEP_DEPTH	4
+
+/**
+ * struct kprobe_step - an instruction copy in flight on this CPU
+ * @p: the probe whose instruction runs
+ * @flags_if: the interrupt flag the probed code had; interrupts stay off
+ *	while the copy runs so that nothing else runs on this CPU meanwhile
+ * @nested: hit while another probe was running; no handlers run afterwards
+ */
+struct kprobe_step {
+	struct kprobe *p;
+	unsigned long flags_if;
+	bool nested;
+};
+
+/**
+ * struct kprobe_ctlblk - per-CPU state of the breakpoint path
+ * @status: KPROBE_HIT_* of the outermost probe
+ * @depth: used entries of @step
+ * @step: copies in flight, innermost last
+ */
+struct kprobe_ctlblk {
+	unsigned int status;
+	unsigned int depth;
+	struct kprobe_step step[KPROBE_STEP_DEPTH];
+};
+
+#endif /* CONFIG_KPROBES */
+#endif /* _ASM_X86_KPROBES_H */

@@ -1,0 +1,853 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * x86 breakpoint backend for kprobes.
+ *
+ * Arming replaces the first byte of the probed instruction with int3.  On a
+ * hit, do_int3() calls kprobe_int3_handler(), which runs the pre_handler and
+ * then carries the probed instruction out in one of three ways:
+ *
+ *  - emulated, for instructions whose effect depends on where they sit or
+ *    that touch the interrupt flag: jmp/jcc/call rel, call/jmp *%reg,
+ *    loop/jrcxz, ret, cli, pushf, popf.  The post_handler runs right away.
+ *  - boosted: the CPU returns from the trap into the second copy in the
+ *    instruction's slot, which ends with a jmp back to the next instruction.
+ *    No second trap; used when no post_handler waits and the instruction
+ *    has no exception-table entry.  Interrupts stay as they were, so a task
+ *    can be preempted inside the slot: slots are recycled only after a
+ *    tasks-RCU grace period (see kernel/kprobes.c).
+ *  - stepped: the CPU returns with interrupts off into the first copy, which
+ *    is followed by an int3.  That trap comes back here, restores the
+ *    interrupt flag and the instruction pointer and runs the post_handler.
+ *    With interrupts off nothing else runs on this CPU in between except
+ *    NMIs, which may hit probes themselves: those nest, see
+ *    struct kprobe_ctlblk.
+ *
+ * Copies in slots have RIP-relative displacements rewritten.  Instruction
+ * pointers stay what the probed code expects: regs->ip in a pre_handler is
+ * the probed address + 1 (just past the int3), in a post_handler the address
+ * of the next instruction.
+ *
+ * Refused (-EOPNOTSUPP), because they can be neither run elsewhere nor
+ * emulated safely here:
+ *  - int3, int n, into, int1, iret, far jmp/call/ret, syscall/sysret,
+ *    sysenter/sysexit: they leave or re-enter the kernel's control flow;
+ *  - indirect jmp/call through memory (ff /2, ff /4 with a memory operand)
+ *    and far indirect ones (ff /3, ff /5): the target would need operand
+ *    evaluation; register-indirect ones (what retpoline patching leaves
+ *    behind when retpolines are not needed) are emulated;
+ *  - sti, mov to %ss, pop %ss: their one-instruction interrupt shadow cannot
+ *    be reproduced; hlt, mwait: would wait with interrupts off;
+ *  - ud0/ud1/ud2: BUG()/WARN() traps keyed on their own address;
+ *  - xbegin (relative abort address), VMX/SVM entry/exit and swapgs;
+ *  - endbr: replacing it would make indirect branches to it fault;
+ *  - pushf/popf with a 16-bit operand, loop/jrcxz with a 32-bit address
+ *    size, and RIP-relative operands whose slot copy would be out of reach.
+ * An address that is not the start of an instruction, found by decoding
+ * the function from its start, gives -EILSEQ.
+ */
+
+#define pr_fmt(fmt) "kprobes: " fmt
+
+#include <linux/kprobes.h>
+#include <linux/kallsyms.h>
+#include <linux/extable.h>
+#include <linux/memory.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/perf_event.h>
+#include <linux/execmem.h>
+#include <linux/set_memory.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include <asm/text-patching.h>
+#include <asm/insn.h>
+#include <asm/ibt.h>
+#include <asm/traps.h>
+#include <asm/sections.h>
+#include <asm/extable.h>
+
+#include "common.h"
+
+DEFINE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
+
+/* Flags a popf may change at CPL 0. */
+#define KPROBE_POPF_MASK						\
+	(X86_EFLAGS_CF | X86_EFLAGS_PF | X86_EFLAGS_AF | X86_EFLAGS_ZF |	\
+	 X86_EFLAGS_SF | X86_EFLAGS_TF | X86_EFLAGS_IF | X86_EFLAGS_DF |	\
+	 X86_EFLAGS_OF | X86_EFLAGS_IOPL | X86_EFLAGS_NT | X86_EFLAGS_AC |	\
+	 X86_EFLAGS_ID)
+
+/* ---------------------------------------------------------------------- */
+/* Reading text under our own breakpoints                                 */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * Copy up to @len bytes of text at @addr as they would be without any
+ * kprobe breakpoint; the copy stops early where the text does (end of the
+ * last mapped page).  Called with kprobe_mutex held, so the table is
+ * stable, and text_mutex, so no other text patching is half done.
+ * Returns the number of bytes copied, or -EFAULT.
+ */
+static int kprobe_read_text(u8 *buf, unsigned long addr, size_t len)
+{
+	size_t head = min_t(size_t, len, PAGE_SIZE - offset_in_page(addr));
+	struct kprobe *p;
+	size_t i;
+
+	if (copy_from_kernel_nofault(buf, (void *)addr, head))
+		return -EFAULT;
+	if (head < len &&
+	    !copy_from_kernel_nofault(buf + head, (void *)(addr + head),
+				      len - head))
+		head = len;
+	len = head;
+	for (i = 0; i < len; i++) {
+		if (buf[i] != INT3_INSN_OPCODE)
+			continue;
+		p = get_kprobe((void *)(addr + i));
+		if (p)
+			buf[i] = p->opcode;
+	}
+	return len;
+}
+
+static int kprobe_decode_at(struct insn *insn, u8 *buf, unsigned long addr)
+{
+	int len = kprobe_read_text(buf, addr, MAX_INSN_SIZE);
+
+	if (len < 0)
+		return len;
+	if (insn_decode(insn, buf, len, INSN_MODE_KERN) < 0 || !insn->length)
+		return -EILSEQ;
+	return 0;
+}
+
+/* Is @addr where an instruction of its function starts? */
+static int kprobe_check_boundary(unsigned long addr)
+{
+	unsigned long size, offset, pos;
+	u8 buf[MAX_INSN_SIZE];
+	struct insn insn;
+	int ret;
+
+	if (!kallsyms_lookup_size_offset(addr, &size, &offset))
+		return -EILSEQ;
+
+	for (pos = addr - offset; pos < addr; pos += insn.length) {
+		ret = kprobe_decode_at(&insn, buf, pos);
+		if (ret)
+			return ret == -EFAULT ? -EINVAL : ret;
+	}
+	return pos == addr ? 0 : -EILSEQ;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Classifying the probed instruction                                     */
+/* ---------------------------------------------------------------------- */
+
+static int kprobe_classify_0f(struct insn *insn, struct arch_specific_insn *ai,
+			      unsigned long next)
+{
+	u8 op2 = insn->opcode.bytes[1];
+	u8 modrm = insn->modrm.bytes[0];
+
+	if (op2 >= 0x80 && op2 <= 0x8f) {		/* jcc rel32 */
+		ai->action = KPROBE_X86_JCC;
+		ai->cond = op2 & 0xf;
+		ai->target = next + insn->immediate.value;
+		return 0;
+	}
+	switch (op2) {
+	case 0x05: case 0x07:				/* syscall, sysret */
+	case 0x34: case 0x35:				/* sysenter, sysexit */
+	case 0x0b: case 0xb9: case 0xff:		/* ud2, ud1, ud0 */
+	case 0xa1: case 0xa9:				/* pop %fs, pop %gs */
+	case 0xaa:					/* rsm */
+		return -EOPNOTSUPP;
+	case 0x01:
+		/* vmcall..vmxoff, monitor/mwait, svm, swapgs, mwaitx */
+		if ((modrm >= 0xc0 && modrm <= 0xc4) || modrm == 0xc9 ||
+		    (modrm >= 0xd8 && modrm <= 0xdf) || modrm == 0xf8 ||
+		    modrm == 0xfb)
+			return -EOPNOTSUPP;
+		break;
+	}
+	return 0;
+}
+
+/* pt_regs slots of the general purpose registers, in encoding order. */
+static const u8 kprobe_gpr_offset[16] = {
+	offsetof(struct pt_regs, ax), offsetof(struct pt_regs, cx),
+	offsetof(struct pt_regs, dx), offsetof(struct pt_regs, bx),
+	offsetof(struct pt_regs, sp), offsetof(struct pt_regs, bp),
+	offsetof(struct pt_regs, si), offsetof(struct pt_regs, di),
+	offsetof(struct pt_regs, r8), offsetof(struct pt_regs, r9),
+	offsetof(struct pt_regs, r10), offsetof(struct pt_regs, r11),
+	offsetof(struct pt_regs, r12), offsetof(struct pt_regs, r13),
+	offsetof(struct pt_regs, r14), offsetof(struct pt_regs, r15),
+};
+
+/* call *%reg / jmp *%reg: emulated; through memory: refused. */
+static int kprobe_classify_indirect(struct insn *insn,
+				    struct arch_specific_insn *ai, bool call)
+{
+	u8 modrm = insn->modrm.bytes[0];
+	unsigned int regno;
+
+	if (X86_MODRM_MOD(modrm) != 3 || insn->opnd_bytes != 8 ||
+	    insn_is_rex2(insn))
+		return -EOPNOTSUPP;
+	regno = X86_MODRM_RM(modrm);
+	if (insn->rex_prefix.nbytes && X86_REX_B(insn->rex_prefix.bytes[0]))
+		regno += 8;
+	ai->action = call ? KPROBE_X86_ICALL : KPROBE_X86_IJMP;
+	ai->cond = kprobe_gpr_offset[regno];
+	return 0;
+}
+
+/*
+ * Decide how the instruction in @insn (at @addr) is carried out, filling
+ * in @ai.  Returns -EOPNOTSUPP for the refused ones listed at the top.
+ */
+static int kprobe_classify(struct insn *insn, struct arch_specific_insn *ai,
+			   unsigned long addr)
+{
+	unsigned long next = addr + insn->length;
+	u8 op = insn->opcode.bytes[0];
+	u8 reg = X86_MODRM_REG(insn->modrm.bytes[0]);
+
+	ai->action = KPROBE_X86_STEP;
+	if (insn_has_emulate_prefix(insn))
+		return -EOPNOTSUPP;
+	/* endbr64 (f3 0f 1e fa), whatever the IBT config says */
+	if (op == 0x0f && insn->opcode.bytes[1] == 0x1e &&
+	    insn->modrm.bytes[0] == 0xfa)
+		return -EOPNOTSUPP;
+
+	switch (op) {
+	case 0x0f:
+		return kprobe_classify_0f(insn, ai, next);
+	case 0x70 ... 0x7f:				/* jcc rel8 */
+		ai->action = KPROBE_X86_JCC;
+		ai->cond = op & 0xf;
+		ai->target = next + insn->immediate.value;
+		return 0;
+	case 0xe0 ... 0xe3:				/* loopne, loope, loop, jrcxz */
+		if (insn->addr_bytes != 8)
+			return -EOPNOTSUPP;
+		ai->action = KPROBE_X86_LOOP;
+		ai->cond = op;
+		ai->target = next + insn->immediate.value;
+		return 0;
+	case 0xe8:					/* call rel32 */
+		ai->action = KPROBE_X86_CALL;
+		ai->target = next + insn->immediate.value;
+		return 0;
+	case 0xe9: case 0xeb:				/* jmp rel32, rel8 */
+		ai->action = KPROBE_X86_JMP;
+		ai->target = next + insn->immediate.value;
+		return 0;
+	case 0xc2:					/* ret imm16 */
+		ai->action = KPROBE_X86_RET;
+		ai->stack_adjust = insn->immediate.value;
+		return 0;
+	case 0xc3:					/* ret */
+		ai->action = KPROBE_X86_RET;
+		return 0;
+	case 0xfa:					/* cli */
+		ai->action = KPROBE_X86_CLI;
+		return 0;
+	case 0x9c:					/* pushf */
+		if (insn->opnd_bytes != 8)
+			return -EOPNOTSUPP;
+		ai->action = KPROBE_X86_PUSHF;
+		return 0;
+	case 0x9d:					/* popf */
+		if (insn->opnd_bytes != 8)
+			return -EOPNOTSUPP;
+		ai->action = KPROBE_X86_POPF;
+		return 0;
+	case 0xcc: case 0xcd: case 0xce: case 0xf1:	/* int3, int, into, int1 */
+	case 0xcf:					/* iret */
+	case 0xca: case 0xcb:				/* lret */
+	case 0x9a: case 0xea:				/* far call/jmp */
+	case 0xfb:					/* sti */
+	case 0xf4:					/* hlt */
+	case 0x8e:					/* mov to segment register */
+	case 0x07: case 0x17: case 0x1f:		/* pop %es, %ss, %ds */
+		return -EOPNOTSUPP;
+	case 0xc7:					/* xbegin */
+		if (insn->modrm.bytes[0] == 0xf8)
+			return -EOPNOTSUPP;
+		return 0;
+	case 0xff:					/* indirect call/jmp, far */
+		if (reg == 2 || reg == 4)
+			return kprobe_classify_indirect(insn, ai, reg == 2);
+		if (reg == 3 || reg == 5)
+			return -EOPNOTSUPP;
+		return 0;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Preparing the slot                                                     */
+/* ---------------------------------------------------------------------- */
+
+/* Rewrite a RIP-relative displacement for a copy placed at @copy_addr. */
+static int kprobe_fix_riprel(struct insn *insn, u8 *copy, unsigned long addr,
+			     unsigned long copy_addr)
+{
+	unsigned int off;
+	s64 disp;
+	s32 d32;
+
+	if (!insn_rip_relative(insn))
+		return 0;
+	disp = (s64)insn->displacement.value + (s64)addr - (s64)copy_addr;
+	if (disp != (s32)disp)
+		return -EOPNOTSUPP;
+	d32 = disp;
+	off = insn_offset_displacement(insn);
+	memcpy(copy + off, &d32, sizeof(d32));
+	return 0;
+}
+
+/* Write the stepped and the boosted copy of @insn into @p's slot. */
+static int kprobe_fill_slot(struct kprobe *p, struct insn *insn, const u8 *orig)
+{
+	struct arch_specific_insn *ai = &p->ainsn;
+	unsigned long addr = (unsigned long)p->addr;
+	unsigned long slot = (unsigned long)ai->slot;
+	unsigned long boost = slot + KPROBE_BOOST_OFFSET;
+	u8 image[KPROBE_INSN_SLOT_SIZE];
+	s32 rel32;
+	u8 *jmp;
+	s64 rel;
+	int ret;
+
+	memset(image, INT3_INSN_OPCODE, sizeof(image));
+
+	memcpy(image, orig, insn->length);
+	ret = kprobe_fix_riprel(insn, image, addr, slot);
+	if (ret)
+		return ret;
+
+	/*
+	 * The jump copy is always written: nested hits fall back to it when
+	 * no step record is free.  Slots sit in the module area, within a
+	 * rel32 of all kernel and module text.
+	 */
+	memcpy(image + KPROBE_BOOST_OFFSET, orig, insn->length);
+	ret = kprobe_fix_riprel(insn, image + KPROBE_BOOST_OFFSET, addr, boost);
+	if (ret)
+		return ret;
+	jmp = image + KPROBE_BOOST_OFFSET + insn->length;
+	rel = (s64)(addr + insn->length) -
+	      (s64)(boost + insn->length + JMP32_INSN_SIZE);
+	if (rel != (s32)rel)
+		return -EOPNOTSUPP;
+	rel32 = rel;
+	jmp[0] = JMP32_INSN_OPCODE;
+	memcpy(jmp + 1, &rel32, sizeof(rel32));
+
+	/* A fault must be fixed up at the original address: trap after it. */
+	ai->boostable = !search_exception_tables(addr);
+
+	text_poke_copy(ai->slot, image, sizeof(image));
+	return 0;
+}
+
+/**
+ * arch_prepare_kprobe() - check and set up the instruction at @p->addr
+ * @p: the probe, with @p->addr resolved
+ *
+ * Context: kprobe_mutex held; may sleep.
+ * Return: 0, -EILSEQ (not an instruction boundary), -EOPNOTSUPP (an
+ * instruction we refuse), -EINVAL (unreadable text) or -ENOMEM.
+ */
+int arch_prepare_kprobe(struct kprobe *p)
+{
+	unsigned long addr = (unsigned long)p->addr;
+	struct arch_specific_insn ai = { };
+	u8 buf[MAX_INSN_SIZE];
+	struct insn insn;
+	int ret;
+
+	mutex_lock(&text_mutex);
+	ret = kprobe_check_boundary(addr);
+	if (!ret)
+		ret = kprobe_decode_at(&insn, buf, addr);
+	mutex_unlock(&text_mutex);
+	if (ret)
+		return ret == -EFAULT ? -EINVAL : ret;
+	ret = kprobe_classify(&insn, &ai, addr);
+	if (ret)
+		return ret;
+
+	ai.len = insn.length;
+	p->opcode = buf[0];
+	p->ainsn = ai;
+	if (ai.action != KPROBE_X86_STEP)
+		return 0;
+
+	p->ainsn.slot = get_insn_slot();
+	if (!p->ainsn.slot)
+		return -ENOMEM;
+	ret = kprobe_fill_slot(p, &insn, buf);
+	if (ret) {
+		free_insn_slot(p->ainsn.slot);
+		p->ainsn.slot = NULL;
+	}
+	return ret;
+}
+
+/* Write one byte of live text and make every CPU see it. */
+static void kprobe_poke_byte(kprobe_opcode_t *addr, u8 new)
+{
+	u8 old = *addr;
+
+	mutex_lock(&text_mutex);
+	text_poke(addr, &new, 1);
+	text_poke_sync();
+	mutex_unlock(&text_mutex);
+	perf_event_text_poke(addr, &old, 1, &new, 1);
+}
+
+/**
+ * arch_arm_kprobe() - write @p's breakpoint
+ * @p: a prepared site
+ *
+ * Context: kprobe_mutex held.
+ */
+void arch_arm_kprobe(struct kprobe *p)
+{
+	if (kprobe_ftrace(p))
+		WARN_ONCE(kprobe_ftrace_arm(p), "cannot attach %pS through ftrace\n",
+			  p->addr);
+	else
+		kprobe_poke_byte(p->addr, INT3_INSN_OPCODE);
+}
+
+/**
+ * arch_disarm_kprobe() - put back the byte @p's breakpoint replaced
+ * @p: an armed site
+ *
+ * On return no CPU can take a new trap on it; a CPU that already trapped
+ * finds no probe and retries the instruction (see kprobe_int3_handler()).
+ * Context: kprobe_mutex held.
+ */
+void arch_disarm_kprobe(struct kprobe *p)
+{
+	if (kprobe_ftrace(p))
+		kprobe_ftrace_disarm(p);
+	else
+		kprobe_poke_byte(p->addr, p->opcode);
+}
+
+/**
+ * arch_remove_kprobe() - release @p's slot
+ * @p: an unhashed site
+ *
+ * Context: kprobe_mutex held, after a grace period.
+ */
+void arch_remove_kprobe(struct kprobe *p)
+{
+	if (!p->ainsn.slot)
+		return;
+	free_insn_slot(p->ainsn.slot);
+	p->ainsn.slot = NULL;
+}
+
+/**
+ * alloc_insn_page() - one page of executable memory for slots
+ *
+ * Return: the page, filled with int3 and mapped read-only executable.
+ */
+void *alloc_insn_page(void)
+{
+	void *page;
+
+	page = execmem_alloc(EXECMEM_KPROBES, PAGE_SIZE);
+	if (!page)
+		return NULL;
+	memset(page, INT3_INSN_OPCODE, PAGE_SIZE);
+	if (set_memory_rox((unsigned long)page, 1)) {
+		execmem_free(page);
+		return NULL;
+	}
+	return page;
+}
+
+/**
+ * arch_adjust_kprobe_addr() - where a probe at @addr + @offset really goes
+ * @addr: a function start
+ * @offset: offset into it
+ * @on_func_entry: returns whether that is still the function's entry
+ *
+ * With IBT, a function that can be called indirectly starts with ENDBR, and
+ * a breakpoint on it would make indirect calls fault: a probe at offset 0
+ * moves past it, and offsets 0 and ENDBR_INSN_SIZE both count as the entry.
+ */
+kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
+					 unsigned long offset,
+					 bool *on_func_entry)
+{
+	u32 first = 0;
+
+	if (HAS_KERNEL_IBT &&
+	    !copy_from_kernel_nofault(&first, (void *)addr, sizeof(first)) &&
+	    is_endbr(first)) {
+		*on_func_entry = !offset || offset == ENDBR_INSN_SIZE;
+		if (!offset)
+			offset = ENDBR_INSN_SIZE;
+	} else {
+		*on_func_entry = !offset;
+	}
+	return (kprobe_opcode_t *)(addr + offset);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Blacklist                                                              */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * Code on the way into and out of the breakpoint path that is not marked
+ * NOKPROBE_SYMBOL(): every return in the kernel goes through the return
+ * thunk, every indirect call through a retpoline thunk.
+ */
+static const char * const kprobe_x86_thunks[] = {
+	"__x86_return_thunk",
+	"__x86_indirect_thunk_array",
+	"__x86_indirect_call_thunk_array",
+	"__x86_indirect_jump_thunk_array",
+	"__x86_indirect_its_thunk_array",
+	"its_return_thunk",
+	"retbleed_return_thunk",
+	"retbleed_untrain_ret",
+	"srso_return_thunk",
+	"srso_untrain_ret",
+	"srso_alias_return_thunk",
+	"srso_alias_untrain_ret",
+	"srso_alias_safe_ret",
+	"srso_safe_ret",
+	"call_depth_return_thunk",
+	"entry_untrain_ret",
+};
+
+int __init arch_populate_kprobe_blacklist(void)
+{
+	unsigned long addr;
+	unsigned int i;
+	int ret;
+
+	ret = kprobe_add_area_blacklist((unsigned long)__entry_text_start,
+					(unsigned long)__entry_text_end);
+	if (ret)
+		return ret;
+	for (i = 0; i < ARRAY_SIZE(kprobe_x86_thunks); i++) {
+		addr = kallsyms_lookup_name(kprobe_x86_thunks[i]);
+		if (addr)
+			kprobe_add_ksym_blacklist(addr);
+	}
+	return 0;
+}
+
+/**
+ * arch_within_kprobe_blacklist() - x86 text no probe may go to
+ * @addr: a text address
+ */
+bool arch_within_kprobe_blacklist(unsigned long addr)
+{
+	return addr >= (unsigned long)__entry_text_start &&
+	       addr < (unsigned long)__entry_text_end;
+}
+
+/**
+ * arch_kretprobe_blacklisted() - functions that take no kretprobe
+ * @func: a function entry
+ *
+ * __switch_to() returns on another task's stack.
+ */
+bool arch_kretprobe_blacklisted(unsigned long func)
+{
+	unsigned long size, offset;
+	char name[KSYM_NAME_LEN];
+
+	if (!kallsyms_lookup(func, &size, &offset, NULL, name))
+		return false;
+	return !strcmp(name, "__switch_to");
+}
+
+/* ---------------------------------------------------------------------- */
+/* The breakpoint path                                                    */
+/* ---------------------------------------------------------------------- */
+
+static nokprobe_inline struct kprobe_ctlblk *get_kprobe_ctlblk(void)
+{
+	return this_cpu_ptr(&kprobe_ctlblk);
+}
+
+/* Carry out an emulated instruction on @regs (regs->ip is the probe + 1). */
+static void kprobe_emulate(struct kprobe *p, struct pt_regs *regs)
+{
+	struct arch_specific_insn *ai = &p->ainsn;
+	unsigned long next = (unsigned long)p->addr + ai->len;
+	unsigned long val;
+	bool taken;
+
+	switch (ai->action) {
+	case KPROBE_X86_JMP:
+		int3_emulate_jmp(regs, ai->target);
+		break;
+	case KPROBE_X86_JCC:
+		int3_emulate_jcc(regs, ai->cond, next, ai->target - next);
+		break;
+	case KPROBE_X86_CALL:
+		int3_emulate_push(regs, next);
+		int3_emulate_jmp(regs, ai->target);
+		break;
+	case KPROBE_X86_ICALL:
+		val = *(unsigned long *)((void *)regs + ai->cond);
+		int3_emulate_push(regs, next);
+		int3_emulate_jmp(regs, val);
+		break;
+	case KPROBE_X86_IJMP:
+		int3_emulate_jmp(regs, *(unsigned long *)((void *)regs + ai->cond));
+		break;
+	case KPROBE_X86_RET:
+		val = int3_emulate_pop(regs);
+		regs->sp += ai->stack_adjust;
+		int3_emulate_jmp(regs, val);
+		break;
+	case KPROBE_X86_LOOP:
+		if (ai->cond == 0xe3) {			/* jrcxz */
+			taken = !regs->cx;
+		} else {
+			regs->cx--;
+			taken = regs->cx != 0;
+			if (ai->cond == 0xe1)		/* loope */
+				taken &= !!(regs->flags & X86_EFLAGS_ZF);
+			else if (ai->cond == 0xe0)	/* loopne */
+				taken &= !(regs->flags & X86_EFLAGS_ZF);
+		}
+		int3_emulate_jmp(regs, taken ? ai->target : next);
+		break;
+	case KPROBE_X86_CLI:
+		regs->flags &= ~X86_EFLAGS_IF;
+		int3_emulate_jmp(regs, next);
+		break;
+	case KPROBE_X86_PUSHF:
+		int3_emulate_push(regs, regs->flags & ~(X86_EFLAGS_RF | X86_EFLAGS_VM));
+		int3_emulate_jmp(regs, next);
+		break;
+	case KPROBE_X86_POPF:
+		val = int3_emulate_pop(regs);
+		regs->flags = (regs->flags & ~KPROBE_POPF_MASK) |
+			      (val & KPROBE_POPF_MASK);
+		int3_emulate_jmp(regs, next);
+		break;
+	}
+}
+
+NOKPROBE_SYMBOL(kprobe_emulate);
+
+static void kprobe_run_post(struct kprobe *p, struct pt_regs *regs,
+			    struct kprobe_ctlblk *kcb)
+{
+	kprobe_post_handler_t post = READ_ONCE(p->post_handler);
+
+	if (post && !kprobe_disabled(p)) {
+		kcb->status = KPROBE_HIT_SSDONE;
+		post(p, regs, 0);
+	}
+	reset_current_kprobe();
+}
+
+NOKPROBE_SYMBOL(kprobe_run_post);
+
+/*
+ * Carry out @p's instruction after its pre_handler (or, when @nested, after
+ * counting it missed).  On return regs say where the CPU goes next.
+ */
+static void kprobe_carry_out(struct kprobe *p, struct pt_regs *regs,
+			     struct kprobe_ctlblk *kcb, bool nested)
+{
+	struct arch_specific_insn *ai = &p->ainsn;
+	struct kprobe_step *step;
+
+	if (ai->action != KPROBE_X86_STEP) {
+		kprobe_emulate(p, regs);
+		if (!nested)
+			kprobe_run_post(p, regs, kcb);
+		return;
+	}
+
+	if (ai->boostable && (nested || !READ_ONCE(p->post_handler))) {
+		regs->ip = (unsigned long)ai->slot + KPROBE_BOOST_OFFSET;
+		if (!nested)
+			reset_current_kprobe();
+		return;
+	}
+
+	/*
+	 * Deeper nesting needs an NMI inside a handler inside a step inside
+	 * a handler.  Without a free record, run the jump copy: only a fault
+	 * in it would go unfixed.
+	 */
+	if (WARN_ON_ONCE(kcb->depth >= KPROBE_STEP_DEPTH)) {
+		regs->ip = (unsigned long)ai->slot + KPROBE_BOOST_OFFSET;
+		return;
+	}
+
+	step = &kcb->step[kcb->depth++];
+	step->p = p;
+	step->flags_if = regs->flags & X86_EFLAGS_IF;
+	step->nested = nested;
+	if (!nested)
+		kcb->status = KPROBE_HIT_SS;
+	regs->flags &= ~X86_EFLAGS_IF;
+	regs->ip = (unsigned long)ai->slot;
+}
+
+NOKPROBE_SYMBOL(kprobe_carry_out);
+
+/* Is @addr the int3 behind the copy the innermost step is running? */
+static bool kprobe_step_done(struct pt_regs *regs, unsigned long addr,
+			     struct kprobe_ctlblk *kcb)
+{
+	struct kprobe_step *step = &kcb->step[kcb->depth - 1];
+	struct kprobe *p = step->p;
+
+	if (addr != (unsigned long)p->ainsn.slot + p->ainsn.len)
+		return false;
+
+	kcb->depth--;
+	regs->ip = (unsigned long)p->addr + p->ainsn.len;
+	regs->flags |= step->flags_if;
+	if (!step->nested)
+		kprobe_run_post(p, regs, kcb);
+	return true;
+}
+
+NOKPROBE_SYMBOL(kprobe_step_done);
+
+/**
+ * kprobe_int3_handler() - handle an int3 that may be a kprobe's
+ * @regs: registers at the trap; regs->ip is just past the int3
+ *
+ * Context: do_int3(), NMI-like: interrupts off, may interrupt anything.
+ * Return: 1 if the trap was ours and @regs say where to resume, 0 if not.
+ */
+int kprobe_int3_handler(struct pt_regs *regs)
+{
+	unsigned long addr = regs->ip - INT3_INSN_SIZE;
+	struct kprobe_ctlblk *kcb;
+	struct kprobe *p;
+
+	if (user_mode(regs))
+		return 0;
+
+	kcb = get_kprobe_ctlblk();
+	if (kcb->depth && kprobe_step_done(regs, addr, kcb))
+		return 1;
+
+	p = get_kprobe((void *)addr);
+	if (!p) {
+		/*
+		 * Disarmed between the trap and this lookup: the original
+		 * byte is back, run it.  Anything else is not ours.
+		 */
+		if (*(u8 *)addr != INT3_INSN_OPCODE) {
+			regs->ip = addr;
+			return 1;
+		}
+		return 0;
+	}
+
+	if (kprobe_running()) {
+		/* Hit from inside another probe's handler or step. */
+		kprobes_inc_nmissed_count(p);
+		kprobe_carry_out(p, regs, kcb, true);
+		return 1;
+	}
+
+	__this_cpu_write(current_kprobe, p);
+	kcb->status = KPROBE_HIT_ACTIVE;
+	if (!kprobe_disabled(p) && p->pre_handler && p->pre_handler(p, regs)) {
+		/* The handler moved regs->ip: skip the instruction. */
+		reset_current_kprobe();
+		return 1;
+	}
+	kprobe_carry_out(p, regs, kcb, false);
+	return 1;
+}
+
+NOKPROBE_SYMBOL(kprobe_int3_handler);
+
+/*
+ * A fault hit the copy the innermost step is running: make it a fault of
+ * the original instruction, so that exception fixups and oopses see the
+ * address they expect.
+ */
+static void kprobe_step_abort(struct pt_regs *regs, struct kprobe_ctlblk *kcb)
+{
+	struct kprobe_step *step = &kcb->step[--kcb->depth];
+
+	regs->ip = (unsigned long)step->p->addr;
+	regs->flags |= step->flags_if;
+	if (!step->nested)
+		reset_current_kprobe();
+}
+
+NOKPROBE_SYMBOL(kprobe_step_abort);
+
+/**
+ * kprobe_fault_handler() - a fault was raised while a probe is running
+ * @regs: registers at the fault
+ * @trapnr: the trap number
+ *
+ * The probe's fault_handler is asked first.  A fault of a stepped copy is
+ * then turned into a fault of the original instruction; for traps other
+ * than page faults (whose handler searches the exception table after us)
+ * the exception table is consulted again at that address.
+ * Context: trap handler, preemption off.
+ * Return: 1 if the fault was handled and execution may resume at @regs.
+ */
+int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe *cur = kprobe_running();
+	struct kprobe_step *step;
+	unsigned long slot;
+
+	if (kcb->depth) {
+		step = &kcb->step[kcb->depth - 1];
+		slot = (unsigned long)step->p->ainsn.slot;
+		if (regs->ip >= slot && regs->ip < slot + step->p->ainsn.len) {
+			struct kprobe *p = step->p;
+
+			if (!step->nested && p->fault_handler &&
+			    p->fault_handler(p, regs, trapnr)) {
+				/* Resolved elsewhere: the step is over. */
+				if (regs->ip != slot)
+					kprobe_step_abort(regs, kcb);
+				return 1;
+			}
+			kprobe_step_abort(regs, kcb);
+			if (trapnr != X86_TRAP_PF &&
+			    fixup_exception(regs, trapnr,
+					    current->thread.error_code, 0))
+				return 1;
+			return 0;
+		}
+	}
+
+	if (cur && (kcb->status & (KPROBE_HIT_ACTIVE | KPROBE_HIT_SSDONE)) &&
+	    cur->fault_handler)
+		return cur->fault_handler(cur, regs, trapnr);
+	return 0;
+}
+
+NOKPROBE_SYMBOL(kprobe_fault_handler);

@@ -1,0 +1,1866 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Kernel probes, architecture-independent core.
+ *
+ * A kprobe puts a breakpoint on one kernel instruction.  When a CPU hits it,
+ * the arch trap code (kprobe_int3_handler() on x86) looks the address up in
+ * the probe table, runs the probe's pre_handler, carries out the probed
+ * instruction (out of line or emulated) and runs its post_handler.  This file
+ * owns everything that is not about an instruction set: the table, sharing
+ * an address between probes, registration and its error checking, arming,
+ * the blacklist, modules and __init text, kretprobes, the out-of-line slot
+ * pages and the debugfs files.
+ *
+ * Sites
+ * -----
+ * The table is a hash of "sites", one per probed address: the struct kprobe
+ * that the arch code sees on a hit.  A site is either
+ *  - a lone probe: the caller's own struct kprobe, hashed by its @hlist, or
+ *  - a probe group (struct kprobe_group), created when a second probe is
+ *    registered at an address.  The group's embedded kprobe is hashed; the
+ *    callers' probes hang off group->members by their @list and are unhashed.
+ *    The group's handlers fan out to its members, so the arch code never
+ *    knows the difference.  A group lives until its last member leaves; it
+ *    then owns the out-of-line slot it inherited from its first member.
+ *
+ * Sites on a function's ftrace call site (the __fentry__ nop) are attached
+ * through ftrace rather than a breakpoint where the arch supports it
+ * (KPROBE_FLAG_FTRACE): ftrace rewrites those bytes itself whenever tracers
+ * come and go.  The arch hides the difference in arch_arm_kprobe() and
+ * arch_disarm_kprobe().
+ *
+ * Handler order in a group: members run in registration order.  Each enabled
+ * member's pre_handler runs once per hit; the first one that returns
+ * non-zero (it has redirected regs->ip) ends the walk, the instruction is
+ * skipped and no post_handler runs.  Otherwise, after the instruction, each
+ * enabled member's post_handler runs once, in the same order.  On a fault
+ * the members' fault_handlers are asked in order until one claims it.
+ *
+ * Life of a probe (the caller's struct kprobe)
+ * ---------------------------------------------
+ *   unregistered --register--> armed <--disable/enable--> disabled
+ *   armed/disabled --text freed--> gone --unregister--> unregistered
+ *   armed/disabled --unregister--> unregistered
+ *
+ *  - unregistered: @hlist unhashed and @list empty.  Callers zero a new
+ *    probe; unregistration puts both back in that state, so trace_kprobe can
+ *    tell a registered probe by looking at them.
+ *  - armed: registered, not KPROBE_FLAG_DISABLED; its site has a breakpoint
+ *    unless the debugfs "enabled" knob disarmed everything.
+ *  - disabled: KPROBE_FLAG_DISABLED; the site is disarmed once no member of
+ *    it is enabled.
+ *  - gone: KPROBE_FLAG_GONE, set when the module text or __init text holding
+ *    the address is about to be freed.  The site stays in the table (so the probe still
+ *    counts as registered and unregistering it later is safe) but is never
+ *    found by a lookup for a hit or a new registration, and its text is never
+ *    written again.
+ *
+ * Arming state is not stored: a site has its breakpoint written exactly when
+ * site_armed() is true, and every transition below writes or removes it as
+ * that predicate changes.
+ *
+ * Locking
+ * -------
+ *  - kprobe_mutex serialises every change: the table, group membership,
+ *    flags, arming (the arch takes text_mutex inside it to write text), the
+ *    blacklist list, module and __init text retirement, the debugfs knob.
+ *  - The breakpoint path reads the table and the group member lists under
+ *    RCU only (it runs in NMI-like context, where sleeping locks are out).
+ *    Whatever it may be looking at is freed only after synchronize_rcu().
+ *  - unregister first disarms (the arch's text write synchronises all CPUs,
+ *    so no new hit can start), then unlinks, then waits one grace period:
+ *    a hit that started before is either in its handlers with preemption off
+ *    or stepping with interrupts off, and RCU waits for both.  A batch
+ *    unregister waits once for the whole batch.
+ *  - Out-of-line slots may still be executed by a preempted task after a
+ *    probe is gone (a "boosted" copy runs with interrupts on), so slots are
+ *    recycled only after synchronize_rcu_tasks(), in a garbage collector.
+ *  - Lock order: kprobe_mutex -> jump_label_mutex / slot cache mutex ->
+ *    text_mutex.
+ */
+
+#define pr_fmt(fmt) "kprobes: " fmt
+
+#include <linux/kprobes.h>
+#include <linux/hash.h>
+#include <linux/init.h>
+#include <linux/slab.h>
+#include <linux/stddef.h>
+#include <linux/export.h>
+#include <linux/kallsyms.h>
+#include <linux/module.h>
+#include <linux/seq_file.h>
+#include <linux/debugfs.h>
+#include <linux/sysctl.h>
+#include <linux/kdebug.h>
+#include <linux/memory.h>
+#include <linux/ftrace.h>
+#include <linux/cpu.h>
+#include <linux/jump_label.h>
+#include <linux/static_call.h>
+#include <linux/perf_event.h>
+#include <linux/execmem.h>
+#include <linux/workqueue.h>
+#include <linux/uaccess.h>
+#include <linux/string.h>
+
+#include <asm/sections.h>
+
+#define KPROBE_TABLE_BITS	6
+#define KPROBE_TABLE_SIZE	BIT(KPROBE_TABLE_BITS)
+
+static struct hlist_head kprobe_table[KPROBE_TABLE_SIZE];
+
+/* Serialises every change to probes; see "Locking" above. */
+static DEFINE_MUTEX(kprobe_mutex);
+
+/* Set by the debugfs "enabled" knob: every site disarmed. */
+static bool kprobes_all_disarmed;
+
+/* Registration is refused until the blacklist is built. */
+static bool kprobes_initialized;
+
+/* ftrace died: nothing may be attached through it any more. */
+static bool kprobe_ftrace_disabled __maybe_unused;
+
+DEFINE_PER_CPU(struct kprobe *, current_kprobe);
+/* kprobe_running() is inline: modules read the variable itself. */
+EXPORT_PER_CPU_SYMBOL_GPL(current_kprobe);
+
+/* Text ranges no probe may go to; RCU-readable for within_kprobe_blacklist(). */
+static LIST_HEAD(kprobe_blacklist);
+
+/**
+ * struct kprobe_group - the site of an address shared by several probes
+ * @kp: what the table and the arch code see; its handlers fan out
+ * @members: the registered probes at this address, in registration order,
+ *	linked by their @list; RCU-readable
+ * @free_link: link in the list of emptied groups awaiting their grace period
+ */
+struct kprobe_group {
+	struct kprobe kp;
+	struct list_head members;
+	struct list_head free_link;
+};
+
+/* Groups emptied by the first half of an unregistration (kprobe_mutex). */
+static LIST_HEAD(kprobe_groups_to_free);
+
+static int kprobe_group_pre(struct kprobe *p, struct pt_regs *regs);
+static void kprobe_group_post(struct kprobe *p, struct pt_regs *regs,
+			      unsigned long flags);
+static int kprobe_group_fault(struct kprobe *p, struct pt_regs *regs,
+			      int trapnr);
+
+static nokprobe_inline bool kprobe_is_group(struct kprobe *p)
+{
+	return p->pre_handler == kprobe_group_pre;
+}
+
+static nokprobe_inline struct kprobe_group *to_kprobe_group(struct kprobe *p)
+{
+	return container_of(p, struct kprobe_group, kp);
+}
+
+static nokprobe_inline struct hlist_head *kprobe_bucket(const void *addr)
+{
+	return &kprobe_table[hash_ptr(addr, KPROBE_TABLE_BITS)];
+}
+
+/**
+ * get_kprobe() - find the live site at an address
+ * @addr: the probed address
+ *
+ * Context: RCU read side (the breakpoint path runs in NMI-like context,
+ * which qualifies), or kprobe_mutex held.
+ * Return: the lone probe or group there, or NULL; gone sites are skipped.
+ */
+struct kprobe *get_kprobe(void *addr)
+{
+	struct kprobe *site;
+
+	hlist_for_each_entry_rcu(site, kprobe_bucket(addr), hlist,
+				 lockdep_is_held(&kprobe_mutex)) {
+		if (site->addr != addr || kprobe_gone(site))
+			continue;
+		return site;
+	}
+	return NULL;
+}
+
+NOKPROBE_SYMBOL(get_kprobe);
+
+/**
+ * kprobes_inc_nmissed_count() - account a hit whose handlers were skipped
+ * @p: the site that was hit
+ *
+ * Context: breakpoint or ftrace handler path.
+ */
+void kprobes_inc_nmissed_count(struct kprobe *p)
+{
+	struct kprobe *member;
+
+	if (kprobe_is_group(p)) {
+		/* Every member saw the hit go by. */
+		list_for_each_entry_rcu(member, &to_kprobe_group(p)->members, list)
+			member->nmissed++;
+		return;
+	}
+	p->nmissed++;
+}
+
+NOKPROBE_SYMBOL(kprobes_inc_nmissed_count);
+
+static int kprobe_group_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kprobe *member;
+
+	list_for_each_entry_rcu(member, &to_kprobe_group(p)->members, list) {
+		if (kprobe_disabled(member) || !member->pre_handler)
+			continue;
+		if (member->pre_handler(member, regs))
+			return 1;
+	}
+	return 0;
+}
+
+NOKPROBE_SYMBOL(kprobe_group_pre);
+
+static void kprobe_group_post(struct kprobe *p, struct pt_regs *regs,
+			      unsigned long flags)
+{
+	struct kprobe *member;
+
+	list_for_each_entry_rcu(member, &to_kprobe_group(p)->members, list) {
+		if (kprobe_disabled(member) || !member->post_handler)
+			continue;
+		member->post_handler(member, regs, flags);
+	}
+}
+
+NOKPROBE_SYMBOL(kprobe_group_post);
+
+static int kprobe_group_fault(struct kprobe *p, struct pt_regs *regs,
+			      int trapnr)
+{
+	struct kprobe *member;
+
+	list_for_each_entry_rcu(member, &to_kprobe_group(p)->members, list) {
+		if (!member->fault_handler)
+			continue;
+		if (member->fault_handler(member, regs, trapnr))
+			return 1;
+	}
+	return 0;
+}
+
+NOKPROBE_SYMBOL(kprobe_group_fault);
+
+/*
+ * A placeholder current_kprobe for code that runs probe-like callbacks
+ * outside the breakpoint path (fprobe, kretprobe return handlers): while it
+ * is set, breakpoints hit on this CPU only count as missed.
+ */
+static struct kprobe kprobe_busy_marker;
+
+/**
+ * kprobe_busy_begin() - mark this CPU as running a probe handler
+ *
+ * Disables preemption until kprobe_busy_end().
+ */
+void kprobe_busy_begin(void)
+{
+	preempt_disable();
+	__this_cpu_write(current_kprobe, &kprobe_busy_marker);
+}
+
+NOKPROBE_SYMBOL(kprobe_busy_begin);
+
+/**
+ * kprobe_busy_end() - end a kprobe_busy_begin() section
+ */
+void kprobe_busy_end(void)
+{
+	__this_cpu_write(current_kprobe, NULL);
+	preempt_enable();
+}
+
+NOKPROBE_SYMBOL(kprobe_busy_end);
+
+/* ---------------------------------------------------------------------- */
+/* Out-of-line instruction slots                                          */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * Slots are KPROBE_INSN_SLOT_SIZE bytes carved out of executable pages the
+ * arch allocates.  A slot is free, in use, dirty (released by its probe but
+ * possibly still executed by a task that was preempted inside a boosted
+ * copy) or aging (dirty when the collector started waiting).  The collector
+ * runs from a work item: it turns dirty slots into aging ones, waits with
+ * synchronize_rcu_tasks() until every task has passed a voluntary context
+ * switch (so none is inside an aging slot any more), then frees them and
+ * returns empty pages.  Nobody else ever waits for that: allocation takes a
+ * new page rather than block behind the collector.  The page list is
+ * RCU-readable because unwinders (is_kprobe_insn_slot()) and
+ * /proc/kallsyms walk it without the lock.
+ */
+#define KPROBE_SLOTS_PER_PAGE	(PAGE_SIZE / KPROBE_INSN_SLOT_SIZE)
+
+enum kprobe_slot_state {
+	KPROBE_SLOT_FREE,
+	KPROBE_SLOT_USED,
+	KPROBE_SLOT_DIRTY,
+	KPROBE_SLOT_AGING,
+};
+
+struct kprobe_insn_page {
+	struct list_head list;
+	kprobe_opcode_t *base;
+	unsigned int nused;
+	u8 state[KPROBE_SLOTS_PER_PAGE];
+	struct rcu_head rcu;
+};
+
+static DEFINE_MUTEX(kprobe_slot_mutex);
+static LIST_HEAD(kprobe_insn_pages);
+
+static void kprobe_slot_gc_work_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(kprobe_slot_gc_work, kprobe_slot_gc_work_fn);
+
+void * __weak alloc_insn_page(void)
+{
+	return execmem_alloc(EXECMEM_KPROBES, PAGE_SIZE);
+}
+
+static void kprobe_insn_page_free_rcu(struct rcu_head *head)
+{
+	kfree(container_of(head, struct kprobe_insn_page, rcu));
+}
+
+/* Move every slot in state @from to @to; returns how many moved. */
+static unsigned int kprobe_slots_move(enum kprobe_slot_state from,
+				      enum kprobe_slot_state to)
+{
+	struct kprobe_insn_page *kip;
+	unsigned int i, moved = 0;
+
+	list_for_each_entry(kip, &kprobe_insn_pages, list) {
+		for (i = 0; i < KPROBE_SLOTS_PER_PAGE; i++) {
+			if (kip->state[i] != from)
+				continue;
+			kip->state[i] = to;
+			if (to == KPROBE_SLOT_FREE)
+				kip->nused--;
+			moved++;
+		}
+	}
+	return moved;
+}
+
+static void kprobe_slot_gc_work_fn(struct work_struct *work)
+{
+	struct kprobe_insn_page *kip, *next;
+	unsigned int aging;
+
+	mutex_lock(&kprobe_slot_mutex);
+	aging = kprobe_slots_move(KPROBE_SLOT_DIRTY, KPROBE_SLOT_AGING);
+	mutex_unlock(&kprobe_slot_mutex);
+	if (!aging)
+		return;
+
+	synchronize_rcu_tasks();
+
+	mutex_lock(&kprobe_slot_mutex);
+	kprobe_slots_move(KPROBE_SLOT_AGING, KPROBE_SLOT_FREE);
+	list_for_each_entry_safe(kip, next, &kprobe_insn_pages, list) {
+		if (kip->nused)
+			continue;
+		list_del_rcu(&kip->list);
+		/* Readers only look at the descriptor, never into the page. */
+		execmem_free(kip->base);
+		call_rcu(&kip->rcu, kprobe_insn_page_free_rcu);
+	}
+	mutex_unlock(&kprobe_slot_mutex);
+}
+
+static kprobe_opcode_t *kprobe_slot_take(void)
+{
+	struct kprobe_insn_page *kip;
+	unsigned int i;
+
+	list_for_each_entry(kip, &kprobe_insn_pages, list) {
+		if (kip->nused == KPROBE_SLOTS_PER_PAGE)
+			continue;
+		for (i = 0; i < KPROBE_SLOTS_PER_PAGE; i++) {
+			if (kip->state[i] != KPROBE_SLOT_FREE)
+				continue;
+			kip->state[i] = KPROBE_SLOT_USED;
+			kip->nused++;
+			return kip->base + i * KPROBE_INSN_SLOT_SIZE;
+		}
+	}
+	return NULL;
+}
+
+/**
+ * get_insn_slot() - allocate an out-of-line instruction slot
+ *
+ * Context: may sleep.
+ * Return: a KPROBE_INSN_SLOT_SIZE byte executable slot filled with
+ * breakpoints, or NULL.
+ */
+kprobe_opcode_t *get_insn_slot(void)
+{
+	struct kprobe_insn_page *kip;
+	kprobe_opcode_t *slot;
+
+	mutex_lock(&kprobe_slot_mutex);
+	slot = kprobe_slot_take();
+	if (slot)
+		goto out;
+
+	kip = kzalloc(sizeof(*kip), GFP_KERNEL);
+	if (!kip)
+		goto out;
+	kip->base = alloc_insn_page();
+	if (!kip->base) {
+		kfree(kip);
+		goto out;
+	}
+	kip->state[0] = KPROBE_SLOT_USED;
+	kip->nused = 1;
+	slot = kip->base;
+	list_add_rcu(&kip->list, &kprobe_insn_pages);
+out:
+	mutex_unlock(&kprobe_slot_mutex);
+	return slot;
+}
+
+/**
+ * free_insn_slot() - release a slot from get_insn_slot()
+ * @slot: the slot
+ *
+ * The slot is reused only once no task can still be executing in it.
+ * Context: may sleep.
+ */
+void free_insn_slot(kprobe_opcode_t *slot)
+{
+	struct kprobe_insn_page *kip;
+	unsigned long idx;
+
+	mutex_lock(&kprobe_slot_mutex);
+	list_for_each_entry(kip, &kprobe_insn_pages, list) {
+		if (slot < kip->base || slot >= kip->base + PAGE_SIZE)
+			continue;
+		idx = (slot - kip->base) / KPROBE_INSN_SLOT_SIZE;
+		if (!WARN_ON_ONCE(kip->state[idx] != KPROBE_SLOT_USED))
+			kip->state[idx] = KPROBE_SLOT_DIRTY;
+		break;
+	}
+	mutex_unlock(&kprobe_slot_mutex);
+	schedule_delayed_work(&kprobe_slot_gc_work, HZ);
+}
+
+/**
+ * is_kprobe_insn_slot() - is @addr inside an out-of-line slot page
+ * @addr: any address
+ *
+ * Context: any; lockless (RCU).
+ */
+bool is_kprobe_insn_slot(unsigned long addr)
+{
+	unsigned long page = addr & PAGE_MASK;
+	struct kprobe_insn_page *kip;
+	bool found = false;
+
+	/* Slot pages are page-aligned: compare page addresses. */
+	rcu_read_lock();
+	list_for_each_entry_rcu(kip, &kprobe_insn_pages, list)
+		found |= (unsigned long)kip->base == page;
+	rcu_read_unlock();
+	return found;
+}
+
+NOKPROBE_SYMBOL(is_kprobe_insn_slot);
+
+/**
+ * kprobe_get_kallsym() - name the slot pages for /proc/kallsyms
+ * @symnum: index among the kprobes pseudo-symbols
+ * @value: returns the page address
+ * @type: returns the symbol type
+ * @sym: returns the symbol name (KSYM_NAME_LEN bytes)
+ *
+ * Return: 0, or -ERANGE past the last page.
+ */
+int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,
+		       char *sym)
+{
+	struct kprobe_insn_page *kip, *found = NULL;
+	unsigned int n = 0;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(kip, &kprobe_insn_pages, list) {
+		if (n++ == symnum) {
+			found = kip;
+			*value = (unsigned long)found->base;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	if (!found)
+		return -ERANGE;
+	*type = 't';
+	strscpy(sym, "kprobe_insn_page", KSYM_NAME_LEN);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Blacklist                                                              */
+/* ---------------------------------------------------------------------- */
+
+static bool kprobe_within_list(unsigned long addr)
+{
+	struct kprobe_blacklist_entry *ent;
+	bool ret = false;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(ent, &kprobe_blacklist, list) {
+		if (addr >= ent->start_addr && addr < ent->end_addr) {
+			ret = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
+bool __weak arch_within_kprobe_blacklist(unsigned long addr)
+{
+	return false;
+}
+
+/**
+ * within_kprobe_blacklist() - may no probe be placed at @addr
+ * @addr: a kernel text address
+ *
+ * Covers NOKPROBE_SYMBOL() functions (kernel and modules), .kprobes.text,
+ * noinstr text and the ranges the arch adds.  Also used by hw_breakpoint and
+ * kgdb to keep their breakpoints out of the same code.
+ * Context: any; lockless.
+ */
+bool within_kprobe_blacklist(unsigned long addr)
+{
+	if (arch_within_kprobe_blacklist(addr))
+		return true;
+	if (addr >= (unsigned long)__kprobes_text_start &&
+	    addr < (unsigned long)__kprobes_text_end)
+		return true;
+	if (addr >= (unsigned long)__noinstr_text_start &&
+	    addr < (unsigned long)__noinstr_text_end)
+		return true;
+	return kprobe_within_list(addr);
+}
+
+/*
+ * Blacklist the function containing @addr.  Returns the address just past
+ * it, or 0 when @addr is in no known function.
+ */
+static unsigned long kprobe_blacklist_function(unsigned long addr, int *err)
+{
+	struct kprobe_blacklist_entry *ent;
+	unsigned long size, offset;
+
+	*err = 0;
+	if (!kernel_text_address(addr) ||
+	    !kallsyms_lookup_size_offset(addr, &size, &offset))
+		return 0;
+	ent = kmalloc(sizeof(*ent), GFP_KERNEL);
+	if (!ent) {
+		*err = -ENOMEM;
+		return 0;
+	}
+	*ent = (struct kprobe_blacklist_entry) {
+		.start_addr = addr - offset,
+		.end_addr = addr - offset + max(size, 1UL),
+	};
+	list_add_tail_rcu(&ent->list, &kprobe_blacklist);
+	return ent->end_addr;
+}
+
+/**
+ * kprobe_add_ksym_blacklist() - blacklist the whole function around @entry
+ * @entry: an address inside a function (normally its start)
+ *
+ * Context: boot, or kprobe_mutex held.
+ * Return: bytes from @entry to the function's end, or a negative errno.
+ */
+int kprobe_add_ksym_blacklist(unsigned long entry)
+{
+	unsigned long end;
+	int err;
+
+	end = kprobe_blacklist_function(entry, &err);
+	if (err)
+		return err;
+	return end ? (int)(end - entry) : -EINVAL;
+}
+
+/**
+ * kprobe_add_area_blacklist() - blacklist every function in [@start, @end)
+ * @start: first byte
+ * @end: first byte past the area
+ *
+ * One entry per function, so that debugfs names each of them.
+ * Context: boot, or kprobe_mutex held.
+ * Return: 0 or a negative errno.
+ */
+int kprobe_add_area_blacklist(unsigned long start, unsigned long end)
+{
+	unsigned long next;
+	int err;
+
+	while (start < end) {
+		next = kprobe_blacklist_function(start, &err);
+		if (err)
+			return err;
+		/* Gaps between functions have no symbol: step over them. */
+		start = next > start ? next : start + 1;
+	}
+	return 0;
+}
+
+int __weak arch_populate_kprobe_blacklist(void)
+{
+	return 0;
+}
+
+static void kprobe_add_blacklist_table(unsigned long *start, unsigned long *end)
+{
+	unsigned long *iter;
+
+	for (iter = start; iter < end; iter++) {
+		if (kprobe_add_ksym_blacklist(*iter) < 0)
+			pr_debug("no symbol at blacklisted address %lx\n", *iter);
+	}
+}
+
+static int __init kprobe_populate_blacklist(void)
+{
+	/* Whole sections: the breakpoint path's own code and noinstr code. */
+	const struct {
+		char *start;
+		char *end;
+	} areas[] = {
+		{ __kprobes_text_start, __kprobes_text_end },
+		{ __noinstr_text_start, __noinstr_text_end },
+	};
+	int i, ret = 0;
+
+	kprobe_add_blacklist_table(__start_kprobe_blacklist,
+				   __stop_kprobe_blacklist);
+	for (i = 0; i < ARRAY_SIZE(areas) && !ret; i++)
+		ret = kprobe_add_area_blacklist((unsigned long)areas[i].start,
+						(unsigned long)areas[i].end);
+	return ret ? ret : arch_populate_kprobe_blacklist();
+}
+
+#ifdef CONFIG_MODULES
+static void kprobe_add_module_blacklist(struct module *mod)
+{
+	unsigned long start;
+
+	if (mod->kprobe_blacklist)
+		kprobe_add_blacklist_table(mod->kprobe_blacklist,
+					   mod->kprobe_blacklist +
+					   mod->num_kprobe_blacklist);
+	start = (unsigned long)mod->kprobes_text_start;
+	if (start)
+		kprobe_add_area_blacklist(start, start + mod->kprobes_text_size);
+	start = (unsigned long)mod->noinstr_text_start;
+	if (start)
+		kprobe_add_area_blacklist(start, start + mod->noinstr_text_size);
+}
+
+static void kprobe_remove_module_blacklist(struct module *mod)
+{
+	struct kprobe_blacklist_entry *ent, *next;
+	LIST_HEAD(dead);
+
+	list_for_each_entry_safe(ent, next, &kprobe_blacklist, list) {
+		if (!within_module(ent->start_addr, mod))
+			continue;
+		list_del_rcu(&ent->list);
+		list_add(&ent->list, &dead);
+	}
+	if (list_empty(&dead))
+		return;
+	synchronize_rcu();
+	list_for_each_entry_safe(ent, next, &dead, list)
+		kfree(ent);
+}
+#endif /* CONFIG_MODULES */
+
+/* ---------------------------------------------------------------------- */
+/* Arming                                                                 */
+/* ---------------------------------------------------------------------- */
+
+/* Whether @site has its breakpoint written; see "Life of a probe". */
+static bool site_armed(struct kprobe *site)
+{
+	return !kprobes_all_disarmed && !kprobe_disabled(site);
+}
+
+#ifdef CONFIG_OPTPROBES
+int sysctl_kprobes_optimization __read_mostly = 1;
+
+int __weak arch_prepare_optimized_kprobe(struct kprobe *p)
+{
+	return -EOPNOTSUPP;
+}
+
+/*
+ * Offer an armed site to the jump optimizer.  Until opt.c can optimize,
+ * it declines and the site stays a breakpoint site.
+ */
+static void kprobe_try_optimize(struct kprobe *site)
+{
+	if (!READ_ONCE(sysctl_kprobes_optimization) || site->post_handler)
+		return;
+	if (kprobe_ftrace(site) || !site_armed(site))
+		return;
+	arch_prepare_optimized_kprobe(site);
+}
+
+/**
+ * is_kprobe_optinsn_slot() - is @addr in a jump-optimization detour buffer
+ * @addr: any address
+ *
+ * No detour buffers exist until opt.c optimizes probes.
+ */
+bool is_kprobe_optinsn_slot(unsigned long addr)
+{
+	return false;
+}
+
+/**
+ * wait_for_kprobe_optimizer() - wait until queued (un)optimizations are done
+ *
+ * Context: may sleep.
+ */
+void wait_for_kprobe_optimizer(void)
+{
+	/* Nothing is ever queued yet; taking the lock orders us after users. */
+	mutex_lock(&kprobe_mutex);
+	mutex_unlock(&kprobe_mutex);
+}
+EXPORT_SYMBOL_GPL(wait_for_kprobe_optimizer);
+
+static int kprobe_proc_optimization(const struct ctl_table *table, int write,
+				    void *buffer, size_t *length, loff_t *ppos)
+{
+	int ret;
+
+	mutex_lock(&kprobe_mutex);
+	ret = proc_dointvec_minmax(table, write, buffer, length, ppos);
+	mutex_unlock(&kprobe_mutex);
+	return ret;
+}
+
+/* /proc/sys/debug/kprobes-optimization: 0 or 1 */
+static struct ctl_table kprobe_sysctls[] = {
+	{
+		.procname	= "kprobes-optimization",
+		.mode		= 0644,
+		.data		= &sysctl_kprobes_optimization,
+		.maxlen		= sizeof(sysctl_kprobes_optimization),
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+		.proc_handler	= kprobe_proc_optimization,
+	},
+};
+
+static void __init kprobe_sysctls_init(void)
+{
+	if (IS_ENABLED(CONFIG_SYSCTL))
+		register_sysctl_init("debug", kprobe_sysctls);
+}
+#else
+static void kprobe_try_optimize(struct kprobe *site) { }
+static void __init kprobe_sysctls_init(void) { }
+#endif
+
+static void site_arm(struct kprobe *site)
+{
+	arch_arm_kprobe(site);
+	kprobe_try_optimize(site);
+}
+
+/* Write or remove @site's breakpoint to follow a change of site_armed(). */
+static void site_update_arming(struct kprobe *site, bool was_armed)
+{
+	bool armed = site_armed(site);
+
+	if (armed == was_armed)
+		return;
+	if (armed)
+		site_arm(site);
+	else
+		arch_disarm_kprobe(site);
+}
+
+/* Recompute a group's summary state from its members.  kprobe_mutex held. */
+static void kprobe_group_refresh(struct kprobe_group *grp)
+{
+	kprobe_post_handler_t post = NULL;
+	bool all_disabled = true;
+	struct kprobe *member;
+
+	list_for_each_entry(member, &grp->members, list) {
+		if (member->post_handler)
+			post = kprobe_group_post;
+		if (!(member->flags & KPROBE_FLAG_DISABLED))
+			all_disabled = false;
+	}
+	WRITE_ONCE(grp->kp.post_handler, post);
+	if (all_disabled)
+		grp->kp.flags |= KPROBE_FLAG_DISABLED;
+	else
+		grp->kp.flags &= ~KPROBE_FLAG_DISABLED;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Address resolution and checks                                          */
+/* ---------------------------------------------------------------------- */
+
+/**
+ * kprobe_lookup_name() - address of a symbol, as kprobes resolves it
+ * @name: "symbol" or "module:symbol"
+ * @offset: unused; the caller adds it
+ *
+ * Return: the symbol's address, or NULL.
+ */
+kprobe_opcode_t *kprobe_lookup_name(const char *name, unsigned int offset)
+{
+	return (kprobe_opcode_t *)kallsyms_lookup_name(name);
+}
+
+kprobe_opcode_t * __weak arch_adjust_kprobe_addr(unsigned long addr,
+						 unsigned long offset,
+						 bool *on_func_entry)
+{
+	*on_func_entry = !offset;
+	return (kprobe_opcode_t *)(addr + offset);
+}
+
+/*
+ * Turn (addr, symbol, offset) into the probed address.  Exactly one of
+ * @addr and @sym must be given.  A given address is taken relative to its
+ * function so that the arch can move a function-start probe past an ENDBR.
+ */
+static kprobe_opcode_t *kprobe_resolve(kprobe_opcode_t *addr, const char *sym,
+				       unsigned long offset, bool *on_entry)
+{
+	unsigned long base, size, symoff;
+
+	if (!!addr == !!sym)
+		return ERR_PTR(-EINVAL);
+
+	if (sym) {
+		base = (unsigned long)kprobe_lookup_name(sym, 0);
+		if (!base)
+			return ERR_PTR(-ENOENT);
+	} else {
+		base = (unsigned long)addr;
+	}
+
+	/* Express the address as "function start + offset" when we can. */
+	if (!kallsyms_lookup_size_offset(base + offset, &size, &symoff)) {
+		*on_entry = false;
+		return (kprobe_opcode_t *)(base + offset);
+	}
+	base = base + offset - symoff;
+	return arch_adjust_kprobe_addr(base, symoff, on_entry);
+}
+
+/**
+ * kprobe_on_func_entry() - does the location name a function's entry
+ * @addr: an address, or NULL when @sym is given
+ * @sym: a symbol ("sym" or "mod:sym"), or NULL
+ * @offset: offset from @addr or @sym
+ *
+ * Return: 0 when it is the entry (on IBT kernels, the ENDBR counts as part
+ * of it), -EINVAL when it is not, -ENOENT when @sym is unknown.
+ */
+int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
+			 unsigned long offset)
+{
+	kprobe_opcode_t *where;
+	bool on_entry = false;
+
+	where = kprobe_resolve(addr, sym, offset, &on_entry);
+	if (IS_ERR(where))
+		return PTR_ERR(where);
+	return on_entry ? 0 : -EINVAL;
+}
+
+#ifdef CONFIG_MODULES
+/*
+ * Once a module is live its __init text is about to be freed (or already
+ * is): its probes there have been retired and no new one may come.  Drops
+ * the reference the caller took when refusing.
+ */
+static bool kprobe_module_init_retired(struct module *mod, unsigned long addr)
+{
+	if (mod->state != MODULE_STATE_LIVE || !within_module_init(addr, mod))
+		return false;
+	module_put(mod);
+	return true;
+}
+#else
+static bool kprobe_module_init_retired(struct module *mod, unsigned long addr)
+{
+	return false;
+}
+#endif
+
+/*
+ * Can a probe go to @addr at all?  Pins the module holding the address
+ * (returned in @modp) so it cannot go away while registration finishes.
+ */
+static int kprobe_check_address(unsigned long addr, struct module **modp)
+{
+	struct module *mod;
+	int ret = 0;
+
+	*modp = NULL;
+	if (!core_kernel_text(addr) && !is_module_text_address(addr))
+		return -EINVAL;
+	if (within_kprobe_blacklist(addr))
+		return -EINVAL;
+
+	jump_label_lock();
+	if (jump_label_text_reserved((void *)addr, (void *)addr) ||
+	    static_call_text_reserved((void *)addr, (void *)addr))
+		ret = -EBUSY;
+	jump_label_unlock();
+	if (ret)
+		return ret;
+
+	preempt_disable();
+	mod = __module_text_address(addr);
+	if (mod && !try_module_get(mod))
+		ret = -ENOENT;
+	else if (mod && kprobe_module_init_retired(mod, addr))
+		ret = -ENOENT;
+	preempt_enable();
+	if (ret || !mod)
+		return ret;
+	*modp = mod;
+	return 0;
+}
+
+/*
+ * Find the site @p is registered at, or NULL.  Gone sites count: a gone
+ * probe is still registered.  kprobe_mutex held.
+ */
+static struct kprobe *kprobe_find_site(struct kprobe *p)
+{
+	struct kprobe *site, *member;
+
+	if (!p->addr)
+		return NULL;
+	hlist_for_each_entry(site, kprobe_bucket(p->addr), hlist) {
+		if (site->addr != p->addr)
+			continue;
+		if (site == p)
+			return site;
+		if (!kprobe_is_group(site))
+			continue;
+		list_for_each_entry(member, &to_kprobe_group(site)->members, list) {
+			if (member == p)
+				return site;
+		}
+	}
+	return NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Registration                                                           */
+/* ---------------------------------------------------------------------- */
+
+int __weak arch_prepare_kprobe_ftrace(struct kprobe *p)
+{
+	return -EOPNOTSUPP;
+}
+
+/*
+ * Set up how @p's instruction is carried out: through ftrace where the arch
+ * can do so (ftrace owns its call sites and rewrites them at will),
+ * otherwise with a breakpoint.
+ */
+static int kprobe_prepare_site(struct kprobe *p)
+{
+	if (IS_ENABLED(CONFIG_KPROBES_ON_FTRACE) &&
+	    !READ_ONCE(kprobe_ftrace_disabled) &&
+	    ftrace_location((unsigned long)p->addr) == (unsigned long)p->addr) {
+		int ret = arch_prepare_kprobe_ftrace(p);
+
+		if (ret != -EOPNOTSUPP)
+			return ret;
+	}
+	return arch_prepare_kprobe(p);
+}
+
+/*
+ * hlist_replace_rcu() leaves the old node poisoned; readers may still be on
+ * it, so keep its forward link and only mark it unhashed.
+ */
+static void kprobe_hlist_handover(struct hlist_node *old, struct hlist_node *new)
+{
+	hlist_replace_rcu(old, new);
+	old->pprev = NULL;
+}
+
+/* Turn the lone probe @lone into a group with @lone as its first member. */
+static struct kprobe *kprobe_make_group(struct kprobe *lone)
+{
+	struct kprobe_group *grp;
+
+	grp = kzalloc(sizeof(*grp), GFP_KERNEL);
+	if (!grp)
+		return NULL;
+	INIT_LIST_HEAD(&grp->members);
+	INIT_LIST_HEAD(&grp->free_link);
+	grp->kp.addr = lone->addr;
+	grp->kp.opcode = lone->opcode;
+	grp->kp.ainsn = lone->ainsn;
+	grp->kp.flags = lone->flags &
+		(KPROBE_FLAG_DISABLED | KPROBE_FLAG_ON_FUNC_ENTRY |
+		 KPROBE_FLAG_FTRACE | KPROBE_FLAG_OPTIMIZED);
+	grp->kp.pre_handler = kprobe_group_pre;
+	grp->kp.fault_handler = kprobe_group_fault;
+	grp->kp.post_handler = lone->post_handler ? kprobe_group_post : NULL;
+	INIT_HLIST_NODE(&grp->kp.hlist);
+	INIT_LIST_HEAD(&grp->kp.list);
+
+	/* Publish the member list before the group becomes reachable. */
+	list_add_tail_rcu(&lone->list, &grp->members);
+	kprobe_hlist_handover(&lone->hlist, &grp->kp.hlist);
+	return &grp->kp;
+}
+
+/* Add @p to the live site at its address.  kprobe_mutex held. */
+static int kprobe_join_site(struct kprobe *site, struct kprobe *p)
+{
+	bool was_armed = site_armed(site);
+
+	if (!kprobe_is_group(site)) {
+		site = kprobe_make_group(site);
+		if (!site)
+			return -ENOMEM;
+	}
+	p->opcode = site->opcode;
+	p->ainsn = site->ainsn;
+	p->flags |= site->flags & (KPROBE_FLAG_FTRACE | KPROBE_FLAG_OPTIMIZED);
+	list_add_tail_rcu(&p->list, &to_kprobe_group(site)->members);
+	kprobe_group_refresh(to_kprobe_group(site));
+	site_update_arming(site, was_armed);
+	return 0;
+}
+
+static int __register_kprobe(struct kprobe *p)
+{
+	kprobe_opcode_t *addr, *given = p->addr;
+	struct module *mod = NULL;
+	struct kprobe *site;
+	bool on_entry = false;
+	int ret;
+
+	if (!kprobes_initialized)
+		return -EAGAIN;
+	if (kprobe_find_site(p))
+		return -EINVAL;
+
+	addr = kprobe_resolve(p->addr, p->symbol_name, p->offset, &on_entry);
+	if (IS_ERR(addr))
+		return PTR_ERR(addr);
+
+	ret = kprobe_check_address((unsigned long)addr, &mod);
+	if (ret)
+		return ret;
+
+	p->addr = addr;
+	p->nmissed = 0;
+	p->flags &= KPROBE_FLAG_DISABLED;
+	if (on_entry)
+		p->flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
+	INIT_HLIST_NODE(&p->hlist);
+	INIT_LIST_HEAD(&p->list);
+
+	site = get_kprobe(addr);
+	if (site) {
+		ret = kprobe_join_site(site, p);
+		goto out;
+	}
+
+	ret = kprobe_prepare_site(p);
+	if (ret)
+		goto out;
+	hlist_add_head_rcu(&p->hlist, kprobe_bucket(addr));
+	if (site_armed(p))
+		site_arm(p);
+out:
+	if (ret) {
+		p->addr = given;
+		INIT_LIST_HEAD(&p->list);
+	}
+	module_put(mod);
+	return ret;
+}
+
+/**
+ * register_kprobe() - register and arm a probe
+ * @p: the probe; see struct kprobe for what the caller fills in
+ *
+ * Context: may sleep.
+ * Return: 0; -EINVAL for a bad request (both or neither of symbol_name and
+ * addr, already registered, not kernel text, blacklisted), -ENOENT for an
+ * unknown symbol or a module going away, -EILSEQ for an address inside an
+ * instruction, -EOPNOTSUPP for an instruction that cannot be probed, -EBUSY
+ * for text owned by jump labels or static calls, -ENOMEM.
+ */
+int register_kprobe(struct kprobe *p)
+{
+	int ret;
+
+	mutex_lock(&kprobe_mutex);
+	ret = __register_kprobe(p);
+	mutex_unlock(&kprobe_mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(register_kprobe);
+
+/*
+ * First half of unregistration: after it, no new hit reaches @p.  Returns
+ * false if @p was not registered.  kprobe_mutex held.
+ */
+static bool kprobe_detach(struct kprobe *p)
+{
+	struct kprobe_group *grp;
+	struct kprobe *site;
+	bool was_armed;
+
+	site = kprobe_find_site(p);
+	if (!site)
+		return false;
+
+	was_armed = site_armed(site);
+	if (site == p) {
+		if (was_armed)
+			arch_disarm_kprobe(p);
+		hlist_del_rcu(&p->hlist);
+		return true;
+	}
+
+	grp = to_kprobe_group(site);
+	list_del_rcu(&p->list);
+	if (!list_empty(&grp->members)) {
+		kprobe_group_refresh(grp);
+		site_update_arming(site, was_armed);
+		return true;
+	}
+	if (was_armed)
+		arch_disarm_kprobe(site);
+	hlist_del_rcu(&site->hlist);
+	list_add(&grp->free_link, &kprobe_groups_to_free);
+	return true;
+}
+
+/*
+ * Second half, after a grace period: release what no CPU can be using any
+ * more and put @p back in the unregistered state.  kprobe_mutex held.
+ */
+static void kprobe_release(struct kprobe *p)
+{
+	if (p->hlist.pprev) {
+		/* A lone site: it owned its arch resources. */
+		arch_remove_kprobe(p);
+		INIT_HLIST_NODE(&p->hlist);
+	}
+	INIT_LIST_HEAD(&p->list);
+}
+
+static void kprobe_release_groups(void)
+{
+	struct kprobe_group *grp, *next;
+
+	list_for_each_entry_safe(grp, next, &kprobe_groups_to_free, free_link) {
+		list_del(&grp->free_link);
+		arch_remove_kprobe(&grp->kp);
+		kfree(grp);
+	}
+}
+
+/**
+ * unregister_kprobes() - unregister several probes
+ * @kps: the probes
+ * @num: how many
+ *
+ * Waits for one grace period for the whole batch; on return no CPU is
+ * running any of their handlers.  Probes that are not registered are
+ * skipped, and their addr is cleared.
+ * Context: may sleep.
+ */
+void unregister_kprobes(struct kprobe **kps, int num)
+{
+	struct kprobe **p, **end = kps + num;
+
+	mutex_lock(&kprobe_mutex);
+	for (p = kps; p < end; p++) {
+		/* Not registered: say so, as callers may check addr. */
+		if (!kprobe_detach(*p))
+			(*p)->addr = NULL;
+	}
+	if (num > 0)
+		synchronize_rcu();
+	for (p = kps; p < end; p++)
+		kprobe_release(*p);
+	kprobe_release_groups();
+	mutex_unlock(&kprobe_mutex);
+}
+EXPORT_SYMBOL_GPL(unregister_kprobes);
+
+/**
+ * unregister_kprobe() - unregister a probe
+ * @p: the probe
+ *
+ * Context: may sleep.
+ */
+void unregister_kprobe(struct kprobe *p)
+{
+	unregister_kprobes(&p, 1);
+}
+EXPORT_SYMBOL_GPL(unregister_kprobe);
+
+/**
+ * register_kprobes() - register several probes, all or none
+ * @kps: the probes
+ * @num: how many
+ *
+ * Context: may sleep.
+ * Return: 0, or the first error; then none of them is registered.
+ */
+int register_kprobes(struct kprobe **kps, int num)
+{
+	int i, ret = num > 0 ? 0 : -EINVAL;
+
+	for (i = 0; i < num && !ret; i++)
+		ret = register_kprobe(kps[i]);
+	/* kps[i - 1] failed and holds nothing; those before it are undone. */
+	if (ret && i > 1)
+		unregister_kprobes(kps, i - 1);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(register_kprobes);
+
+/**
+ * disable_kprobe() - keep a probe registered but stop its handlers
+ * @kp: a registered probe
+ *
+ * Other probes at the same address keep running.
+ * Context: may sleep.
+ * Return: 0, or -EINVAL if @kp is not registered.
+ */
+int disable_kprobe(struct kprobe *kp)
+{
+	struct kprobe *site;
+	bool was_armed;
+	int ret = 0;
+
+	mutex_lock(&kprobe_mutex);
+	site = kprobe_find_site(kp);
+	if (!site) {
+		ret = -EINVAL;
+		goto out;
+	}
+	was_armed = site_armed(site);
+	kp->flags |= KPROBE_FLAG_DISABLED;
+	if (site != kp)
+		kprobe_group_refresh(to_kprobe_group(site));
+	if (!kprobe_gone(site))
+		site_update_arming(site, was_armed);
+out:
+	mutex_unlock(&kprobe_mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(disable_kprobe);
+
+/**
+ * enable_kprobe() - re-enable a disabled probe
+ * @kp: a registered probe
+ *
+ * Context: may sleep.
+ * Return: 0, or -EINVAL if @kp is not registered or its text is gone.
+ */
+int enable_kprobe(struct kprobe *kp)
+{
+	struct kprobe *site;
+	bool was_armed;
+	int ret = 0;
+
+	mutex_lock(&kprobe_mutex);
+	site = kprobe_find_site(kp);
+	if (!site || kprobe_gone(kp)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	was_armed = site_armed(site);
+	kp->flags &= ~KPROBE_FLAG_DISABLED;
+	if (site != kp)
+		kprobe_group_refresh(to_kprobe_group(site));
+	site_update_arming(site, was_armed);
+out:
+	mutex_unlock(&kprobe_mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(enable_kprobe);
+
+/* ---------------------------------------------------------------------- */
+/* Kretprobes                                                             */
+/* ---------------------------------------------------------------------- */
+
+#if defined(CONFIG_KRETPROBES) && defined(CONFIG_KRETPROBE_ON_RETHOOK)
+
+/*
+ * A kretprobe is a kprobe on the function entry whose pre_handler takes an
+ * instance from the kretprobe's rethook pool and diverts the return address
+ * to the rethook trampoline.  The rethook keeps the real return address on
+ * the task's shadow list, which is also what unwinders consult, so stack
+ * traces through a diverted return still show the real caller.
+ */
+static int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
+	struct rethook_node *rhn = rethook_try_get(rp->rh);
+	struct kretprobe_instance *ri;
+	bool follow;
+
+	if (unlikely(!rhn)) {
+		/* Statistics only: a lost increment under contention is fine. */
+		rp->nmissed++;
+		return 0;
+	}
+	ri = container_of(rhn, struct kretprobe_instance, node);
+	ri->task = current;
+	follow = !rp->entry_handler || !rp->entry_handler(ri, regs);
+	if (follow)
+		rethook_hook(rhn, regs, false);
+	else
+		rethook_recycle(rhn);
+	return 0;
+}
+
+NOKPROBE_SYMBOL(kretprobe_entry);
+
+/*
+ * Called by rethook with preemption off when a followed call returns.  The
+ * entry probe is this CPU's running probe meanwhile, so probes hit inside
+ * the handler are only counted as missed.
+ */
+static void kretprobe_return(struct rethook_node *rhn, void *data,
+			     unsigned long ret_addr, struct pt_regs *regs)
+{
+	struct kretprobe *rp = data;
+
+	if (!rp || !rp->handler)
+		return;
+	/* A return inside another probe's handler must not recurse. */
+	if (unlikely(kprobe_running())) {
+		rp->nmissed++;
+		return;
+	}
+	__this_cpu_write(current_kprobe, &rp->kp);
+	rp->handler(container_of(rhn, struct kretprobe_instance, node), regs);
+	reset_current_kprobe();
+}
+
+NOKPROBE_SYMBOL(kretprobe_return);
+
+bool __weak arch_kretprobe_blacklisted(unsigned long addr)
+{
+	return false;
+}
+
+static int kretprobe_prepare(struct kretprobe *rp)
+{
+	bool on_entry = false;
+	kprobe_opcode_t *addr;
+	int num;
+
+	addr = kprobe_resolve(rp->kp.addr, rp->kp.symbol_name, rp->kp.offset,
+			      &on_entry);
+	if (IS_ERR(addr))
+		return PTR_ERR(addr);
+	if (!on_entry || arch_kretprobe_blacklisted((unsigned long)addr))
+		return -EINVAL;
+	if (rp->data_size > KRETPROBE_MAX_DATA_SIZE)
+		return -E2BIG;
+
+	num = rp->maxactive;
+	if (num <= 0)
+		num = max_t(int, 10, 2 * num_possible_cpus());
+	rp->rh = rethook_alloc(rp, kretprobe_return,
+			       sizeof(struct kretprobe_instance) + rp->data_size,
+			       num);
+	if (IS_ERR(rp->rh)) {
+		int ret = PTR_ERR(rp->rh);
+
+		rp->rh = NULL;
+		return ret;
+	}
+	rp->nmissed = 0;
+	rp->kp.pre_handler = kretprobe_entry;
+	rp->kp.post_handler = NULL;
+	return 0;
+}
+
+static void kretprobe_discard(struct kretprobe *rp)
+{
+	if (!rp->rh)
+		return;
+	rethook_free(rp->rh);
+	rp->rh = NULL;
+}
+
+/**
+ * register_kretprobe() - register a probe on a function's return
+ * @rp: the kretprobe; rp->kp names the function entry
+ *
+ * Context: may sleep.
+ * Return: 0, -EINVAL if rp->kp is not a function entry (or is refused by
+ * the arch), -E2BIG for too much instance data, or an error of
+ * register_kprobe().
+ */
+int register_kretprobe(struct kretprobe *rp)
+{
+	int ret;
+
+	mutex_lock(&kprobe_mutex);
+	/* A registered kretprobe's instance pool must not be replaced. */
+	if (kprobe_find_site(&rp->kp)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = kretprobe_prepare(rp);
+	if (ret)
+		goto out;
+	ret = __register_kprobe(&rp->kp);
+	if (ret)
+		kretprobe_discard(rp);
+out:
+	mutex_unlock(&kprobe_mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(register_kretprobe);
+
+/**
+ * register_kretprobes() - register several kretprobes, all or none
+ * @rps: the kretprobes
+ * @num: how many
+ *
+ * Context: may sleep.
+ * Return: 0, or the first error; then none of them is registered.
+ */
+int register_kretprobes(struct kretprobe **rps, int num)
+{
+	int i, ret = num > 0 ? 0 : -EINVAL;
+
+	for (i = 0; i < num && !ret; i++)
+		ret = register_kretprobe(rps[i]);
+	if (ret && i > 1)
+		unregister_kretprobes(rps, i - 1);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(register_kretprobes);
+
+/*
+ * First half of unregistering @rp: no new entry hits, and returns still
+ * pending skip its handler from now on.  Not registered: clear addr, as
+ * for kprobes.
+ */
+static void kretprobe_detach(struct kretprobe *rp)
+{
+	if (!kprobe_detach(&rp->kp)) {
+		rp->kp.addr = NULL;
+		return;
+	}
+	if (rp->rh) {
+		rethook_stop(rp->rh);
+		WRITE_ONCE(rp->rh->data, NULL);
+	}
+}
+
+/**
+ * unregister_kretprobes() - unregister several kretprobes
+ * @rps: the kretprobes
+ * @num: how many
+ *
+ * On return no CPU runs their handlers.  Calls still in flight return
+ * normally to their callers later; their instances are freed then.
+ * Context: may sleep.
+ */
+void unregister_kretprobes(struct kretprobe **rps, int num)
+{
+	struct kretprobe **rp, **end = rps + num;
+
+	if (num <= 0)
+		return;
+	mutex_lock(&kprobe_mutex);
+	for (rp = rps; rp < end; rp++)
+		kretprobe_detach(*rp);
+	synchronize_rcu();
+	for (rp = rps; rp < end; rp++) {
+		kprobe_release(&(*rp)->kp);
+		kretprobe_discard(*rp);
+	}
+	kprobe_release_groups();
+	mutex_unlock(&kprobe_mutex);
+}
+EXPORT_SYMBOL_GPL(unregister_kretprobes);
+
+/**
+ * unregister_kretprobe() - unregister a kretprobe
+ * @rp: the kretprobe
+ *
+ * Context: may sleep.
+ */
+void unregister_kretprobe(struct kretprobe *rp)
+{
+	unregister_kretprobes(&rp, 1);
+}
+EXPORT_SYMBOL_GPL(unregister_kretprobe);
+
+static bool __maybe_unused kprobe_is_kretprobe(struct kprobe *p)
+{
+	return p->pre_handler == kretprobe_entry;
+}
+
+#else
+
+static bool __maybe_unused kprobe_is_kretprobe(struct kprobe *p)
+{
+	return false;
+}
+
+#endif /* CONFIG_KRETPROBES && CONFIG_KRETPROBE_ON_RETHOOK */
+
+/* ---------------------------------------------------------------------- */
+/* Text going away: modules, __init                                       */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * The text under @site is about to be freed: mark it and its members gone.
+ * Module text is still mapped when the notifiers run, so @disarm it first:
+ * otherwise ftrace's filter would keep the address of an ftrace-based site.
+ * The kernel's own __init text cannot be patched any more at that point
+ * (the text patching code no longer treats it as kernel text), so its
+ * breakpoints are left to be freed with it.
+ */
+static void kprobe_retire_site(struct kprobe *site, bool disarm)
+{
+	struct kprobe *member;
+
+	if (disarm && site_armed(site))
+		arch_disarm_kprobe(site);
+	site->flags |= KPROBE_FLAG_GONE;
+	if (!kprobe_is_group(site))
+		return;
+	list_for_each_entry(member, &to_kprobe_group(site)->members, list)
+		member->flags |= KPROBE_FLAG_GONE;
+}
+
+static void kprobe_retire_range(bool (*inside)(unsigned long, void *),
+				void *arg, bool disarm)
+{
+	struct kprobe *site;
+	unsigned int i;
+
+	for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
+		hlist_for_each_entry(site, &kprobe_table[i], hlist) {
+			if (!kprobe_gone(site) &&
+			    inside((unsigned long)site->addr, arg))
+				kprobe_retire_site(site, disarm);
+		}
+	}
+}
+
+#ifdef CONFIG_MODULES
+static bool kprobe_in_module(unsigned long addr, void *mod)
+{
+	return within_module(addr, mod);
+}
+
+static bool kprobe_in_module_init(unsigned long addr, void *mod)
+{
+	return within_module_init(addr, mod);
+}
+
+static int kprobes_module_callback(struct notifier_block *nb,
+				   unsigned long val, void *data)
+{
+	struct module *mod = data;
+
+	mutex_lock(&kprobe_mutex);
+	switch (val) {
+	case MODULE_STATE_COMING:
+		kprobe_add_module_blacklist(mod);
+		break;
+	case MODULE_STATE_LIVE:
+		/* The module's __init text is freed next. */
+		kprobe_retire_range(kprobe_in_module_init, mod, true);
+		break;
+	case MODULE_STATE_GOING:
+		kprobe_retire_range(kprobe_in_module, mod, true);
+		kprobe_remove_module_blacklist(mod);
+		break;
+	}
+	mutex_unlock(&kprobe_mutex);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block kprobes_module_nb = {
+	.notifier_call = kprobes_module_callback,
+	.priority = 0,
+};
+
+static int __init kprobes_module_notifier_init(void)
+{
+	return register_module_notifier(&kprobes_module_nb);
+}
+#else
+static int __init kprobes_module_notifier_init(void)
+{
+	return 0;
+}
+#endif /* CONFIG_MODULES */
+
+static bool kprobe_in_kernel_init(unsigned long addr, void *unused)
+{
+	return addr >= (unsigned long)_sinittext &&
+	       addr < (unsigned long)_einittext;
+}
+
+/**
+ * kprobe_free_init_mem() - retire probes on the kernel's __init text
+ *
+ * Called by init/main.c just before that text is freed.
+ */
+void kprobe_free_init_mem(void)
+{
+	mutex_lock(&kprobe_mutex);
+	kprobe_retire_range(kprobe_in_kernel_init, NULL, false);
+	mutex_unlock(&kprobe_mutex);
+}
+
+#ifdef CONFIG_KPROBES_ON_FTRACE
+/**
+ * kprobe_ftrace_kill() - ftrace is dead; stop using it
+ *
+ * Context: any (called from ftrace_kill()).
+ */
+void kprobe_ftrace_kill(void)
+{
+	WRITE_ONCE(kprobe_ftrace_disabled, true);
+}
+#endif
+
+/* ---------------------------------------------------------------------- */
+/* debugfs                                                                */
+/* ---------------------------------------------------------------------- */
+
+#ifdef CONFIG_DEBUG_FS
+
+#define KPROBE_ADDR_WIDTH	((int)(2 * sizeof(unsigned long)))
+
+/* ---------------------------------------------------------------------- */
+/* Global arm/disarm (debugfs "enabled")                                  */
+/* ---------------------------------------------------------------------- */
+
+static void kprobes_set_all_disarmed(bool disarm)
+{
+	struct kprobe *site;
+	unsigned int i;
+
+	mutex_lock(&kprobe_mutex);
+	if (kprobes_all_disarmed == disarm)
+		goto out;
+	/* Each probe's own disabled state is left alone. */
+	kprobes_all_disarmed = disarm;
+	for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
+		hlist_for_each_entry(site, &kprobe_table[i], hlist)
+			site_update_arming(site, disarm && !kprobe_disabled(site));
+	}
+	pr_info("kprobes globally %s\n", disarm ? "disarmed" : "armed");
+out:
+	mutex_unlock(&kprobe_mutex);
+}
+
+static void kprobe_show_one(struct seq_file *m, struct kprobe *p,
+			    struct kprobe *site)
+{
+	char namebuf[KSYM_NAME_LEN];
+	unsigned long size, offset;
+	const char *sym, *type;
+	char *modname;
+	unsigned long addr = 0;
+
+	type = kprobe_is_kretprobe(p) ? "r" : "k";
+	if (kallsyms_show_value(m->file->f_cred))
+		addr = (unsigned long)p->addr;
+	sym = kallsyms_lookup((unsigned long)p->addr, &size, &offset, &modname,
+			      namebuf);
+	/* Addresses are printed in full, zero-padded, like %px would. */
+	if (sym)
+		seq_printf(m, "%0*lx  %s  %s+0x%lx  %s ", KPROBE_ADDR_WIDTH,
+			   addr, type, sym, offset, modname ? modname : " ");
+	else
+		seq_printf(m, "%0*lx  %s  %0*lx ", KPROBE_ADDR_WIDTH, addr, type,
+			   KPROBE_ADDR_WIDTH, addr);
+
+	if (kprobe_gone(p))
+		seq_puts(m, "[GONE]");
+	else if (kprobe_disabled(p))
+		seq_puts(m, "[DISABLED]");
+	/* How the address is probed is a property of the site. */
+	if (kprobe_optimized(site))
+		seq_puts(m, "[OPTIMIZED]");
+	if (kprobe_ftrace(site))
+		seq_puts(m, "[FTRACE]");
+	seq_putc(m, '\n');
+}
+
+static int kprobe_list_show(struct seq_file *m, void *unused)
+{
+	struct kprobe *site, *member;
+	unsigned int i;
+
+	mutex_lock(&kprobe_mutex);
+	for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
+		hlist_for_each_entry(site, &kprobe_table[i], hlist) {
+			if (!kprobe_is_group(site)) {
+				kprobe_show_one(m, site, site);
+				continue;
+			}
+			list_for_each_entry(member, &to_kprobe_group(site)->members,
+					    list)
+				kprobe_show_one(m, member, site);
+		}
+	}
+	mutex_unlock(&kprobe_mutex);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kprobe_list);
+
+/* perf parses this file: "0x<start>-0x<end>\t<symbol>" per range. */
+static int kprobe_blacklist_show(struct seq_file *m, void *unused)
+{
+	bool show = kallsyms_show_value(m->file->f_cred);
+	struct kprobe_blacklist_entry *ent;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(ent, &kprobe_blacklist, list) {
+		seq_printf(m, "0x%0*lx-0x%0*lx\t%ps\n",
+			   KPROBE_ADDR_WIDTH, show ? ent->start_addr : 0,
+			   KPROBE_ADDR_WIDTH, show ? ent->end_addr : 0,
+			   (void *)ent->start_addr);
+	}
+	rcu_read_unlock();
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kprobe_blacklist);
+
+static ssize_t kprobe_enabled_read(struct file *file, char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	char buf[2] = { READ_ONCE(kprobes_all_disarmed) ? '0' : '1', '\n' };
+
+	return simple_read_from_buffer(ubuf, count, ppos, buf, sizeof(buf));
+}
+
+static ssize_t kprobe_enabled_write(struct file *file, const char __user *ubuf,
+				    size_t count, loff_t *ppos)
+{
+	bool enable;
+	int ret;
+
+	ret = kstrtobool_from_user(ubuf, count, &enable);
+	if (ret)
+		return ret;
+	kprobes_set_all_disarmed(!enable);
+	return count;
+}
+
+static const struct file_operations kprobe_enabled_fops = {
+	.read = kprobe_enabled_read,
+	.write = kprobe_enabled_write,
+	.llseek = default_llseek,
+};
+
+struct kprobe_debugfs_file {
+	const char *name;
+	umode_t mode;
+	const struct file_operations *fops;
+};
+
+static const struct kprobe_debugfs_file kprobe_debugfs_files[] __initconst = {
+	{ "blacklist",	0400,	&kprobe_blacklist_fops },
+	{ "enabled",	0600,	&kprobe_enabled_fops },
+	{ "list",	0400,	&kprobe_list_fops },
+};
+
+static int __init kprobes_debugfs_init(void)
+{
+	struct dentry *dir = debugfs_create_dir("kprobes", NULL);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kprobe_debugfs_files); i++)
+		debugfs_create_file(kprobe_debugfs_files[i].name,
+				    kprobe_debugfs_files[i].mode, dir, NULL,
+				    kprobe_debugfs_files[i].fops);
+	return 0;
+}
+late_initcall(kprobes_debugfs_init);
+
+#endif /* CONFIG_DEBUG_FS */
+
+/* ---------------------------------------------------------------------- */
+/* Boot                                                                   */
+/* ---------------------------------------------------------------------- */
+
+static int __init init_kprobes(void)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < KPROBE_TABLE_SIZE; i++)
+		INIT_HLIST_HEAD(&kprobe_table[i]);
+
+	/* Without a complete blacklist, probing could recurse: stay off. */
+	ret = kprobe_populate_blacklist();
+	if (ret) {
+		pr_err("blacklist incomplete (%d); kprobes stay off\n", ret);
+		return ret;
+	}
+
+	ret = kprobes_module_notifier_init();
+	if (ret)
+		return ret;
+
+	kprobe_sysctls_init();
+
+	mutex_lock(&kprobe_mutex);
+	kprobes_initialized = true;
+	mutex_unlock(&kprobe_mutex);
+	return 0;
+}
+early_initcall(init_kprobes);

@@ -1,0 +1,2219 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * KUnit tests for kprobes and kretprobes.
+ *
+ * Every case registers probes on functions of this file only, runs those
+ * functions from the test thread (or from helper kthreads it owns), and
+ * asserts what can be observed from outside: registration errnos, the
+ * address a probe resolved to, handler hit counts and their order, the
+ * registers a handler saw, nmissed counters, return values, stack traces.
+ *
+ * The cases come in groups, in this order:
+ *
+ *  1. registration: by symbol, by address, symbol+offset, "mod:sym", and
+ *     each refused registration with its errno (the blacklist included);
+ *  2. handler semantics: pre/post order, registers seen by post_handler,
+ *     a pre_handler that moves regs->ip, nmissed when a probe is hit
+ *     inside a handler;
+ *  3. several probes on one address, enable/disable, unregister, batches
+ *     and their rollback, concurrent hits, unregister vs. a running handler;
+ *  4. (x86-64) probes on every instruction of small assembly functions made
+ *     of instructions that cannot simply be copied and stepped elsewhere:
+ *     RIP-relative operands, relative jmp/call/jcc, loop/jrcxz, push/pop,
+ *     pushf and ret.  Each function must still compute its result;
+ *  5. kretprobes: return value, entry_handler, per-instance data,
+ *     maxactive and nmissed, stack traces through the return trampoline;
+ *  6. (x86-64) fault_handler; last, since a broken fault path takes the
+ *     kernel down with it.
+ *
+ * Every probe is registered through kpt_register*(), which also queues its
+ * unregistration as a KUnit action: a failed assertion never leaves a probe
+ * armed on a function whose handler data has been freed.
+ *
+ * Targets are noinline and __noipa, so they are real calls that keep their
+ * names in kallsyms and are neither cloned nor folded into their callers.
+ */
+
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/bitops.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/kprobes.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/stacktrace.h>
+#include <linux/vmalloc.h>
+
+#ifdef CONFIG_X86_64
+#include <asm/asm.h>
+#include <asm/extable_fixup_types.h>
+#include <asm/ibt.h>
+#include <asm/nospec-branch.h>
+#include <asm/trapnr.h>
+#endif
+
+/*
+ * kprobe_running() and the return trampoline are not exported to modules:
+ * a modular build of this suite leaves out the checks that need them.
+ */
+#define KPT_BUILTIN	IS_BUILTIN(CONFIG_KPROBES_SANITY_TEST)
+
+static struct kprobe *kpt_running(void)
+{
+#if KPT_BUILTIN
+	return kprobe_running();
+#else
+	return NULL;
+#endif
+}
+
+static bool kpt_is_trampoline(unsigned long addr)
+{
+#if KPT_BUILTIN
+	return is_kretprobe_trampoline(addr);
+#else
+	return false;
+#endif
+}
+
+/* Bumped by handlers and targets to record in which order they ran. */
+static int kpt_seq;
+
+/* ---------------------------------------------------------------------- */
+/* Target functions                                                        */
+
+static int kpt_add_body_seq;
+
+static noinline __noipa unsigned long kpt_target_add(unsigned long a, unsigned long b)
+{
+	kpt_add_body_seq = ++kpt_seq;
+	return a + b;
+}
+
+static noinline __noipa unsigned long kpt_target_inner(unsigned long x)
+{
+	return x * 7 + 3;
+}
+
+static noinline __noipa unsigned long kpt_target_outer(unsigned long x)
+{
+	return x ^ 0x5a;
+}
+
+static noinline __noipa unsigned long kpt_target_spin(unsigned long x)
+{
+	return x + 1;
+}
+
+/* Sum of 0..n, computed recursively (the call is not a tail call). */
+static noinline __noipa unsigned long kpt_recurse(unsigned long n)
+{
+	unsigned long sum = n;
+
+	if (n)
+		sum += kpt_recurse(n - 1);
+	barrier();
+	return sum;
+}
+
+/* Where kpt_ret_target() was asked to return to, as it saw it. */
+static unsigned long kpt_ret_target_ra;
+
+static noinline __noipa unsigned long kpt_ret_target(unsigned long x)
+{
+	kpt_ret_target_ra = (unsigned long)__builtin_return_address(0);
+	return x * 3 + 1;
+}
+
+static noinline __noipa unsigned long kpt_ret_caller(unsigned long x)
+{
+	unsigned long ret = kpt_ret_target(x);
+
+	barrier();
+	return ret;
+}
+
+/* A task that stops inside kpt_park_target() until released. */
+struct kpt_park {
+	struct completion entered;
+	struct completion release;
+	unsigned long result;
+	bool done;
+};
+
+static unsigned long kpt_park_target_ra;
+
+static noinline __noipa unsigned long kpt_park_target(struct kpt_park *pk)
+{
+	if (!pk) {
+		kpt_park_target_ra = (unsigned long)__builtin_return_address(0);
+		return 11;
+	}
+	complete(&pk->entered);
+	wait_for_completion(&pk->release);
+	return 11;
+}
+
+static noinline __noipa unsigned long kpt_park_caller(struct kpt_park *pk)
+{
+	unsigned long ret = kpt_park_target(pk);
+
+	barrier();
+	return ret;
+}
+
+/* Blacklisted by annotation: registration must fail. */
+static noinline __noipa unsigned long kpt_nokprobe_target(unsigned long x)
+{
+	return x + 2;
+}
+
+NOKPROBE_SYMBOL(kpt_nokprobe_target);
+
+static noinline __noipa __kprobes unsigned long kpt_kprobes_text_target(unsigned long x)
+{
+	return x + 3;
+}
+
+/* Data, not text. */
+static unsigned long kpt_data_word = 0x1234;
+
+/* ---------------------------------------------------------------------- */
+/* Probe bookkeeping                                                       */
+
+KUNIT_DEFINE_ACTION_WRAPPER(kpt_unregister_kprobe_action, unregister_kprobe,
+			    struct kprobe *);
+KUNIT_DEFINE_ACTION_WRAPPER(kpt_unregister_kretprobe_action,
+			    unregister_kretprobe, struct kretprobe *);
+
+/* Registers @kp and queues its unregistration for the end of the test. */
+static int kpt_register(struct kunit *test, struct kprobe *kp)
+{
+	int ret = register_kprobe(kp);
+
+	if (ret)
+		return ret;
+	return kunit_add_action_or_reset(test, kpt_unregister_kprobe_action, kp);
+}
+
+static void kpt_unregister(struct kunit *test, struct kprobe *kp)
+{
+	kunit_release_action(test, kpt_unregister_kprobe_action, kp);
+}
+
+static int kpt_register_many(struct kunit *test, struct kprobe **kps, int num)
+{
+	int ret = register_kprobes(kps, num);
+	int i;
+
+	if (ret)
+		return ret;
+	for (i = 0; i < num; i++) {
+		ret = kunit_add_action_or_reset(test,
+						kpt_unregister_kprobe_action,
+						kps[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void kpt_unregister_many(struct kunit *test, struct kprobe **kps,
+				int num)
+{
+	int i;
+
+	unregister_kprobes(kps, num);
+	for (i = 0; i < num; i++)
+		kunit_remove_action(test, kpt_unregister_kprobe_action, kps[i]);
+}
+
+static int kpt_register_ret(struct kunit *test, struct kretprobe *rp)
+{
+	int ret = register_kretprobe(rp);
+
+	if (ret)
+		return ret;
+	return kunit_add_action_or_reset(test, kpt_unregister_kretprobe_action,
+					 rp);
+}
+
+static void kpt_unregister_ret(struct kunit *test, struct kretprobe *rp)
+{
+	kunit_release_action(test, kpt_unregister_kretprobe_action, rp);
+}
+
+static int kpt_register_rets(struct kunit *test, struct kretprobe **rps,
+			     int num)
+{
+	int ret = register_kretprobes(rps, num);
+	int i;
+
+	if (ret)
+		return ret;
+	for (i = 0; i < num; i++) {
+		ret = kunit_add_action_or_reset(test,
+						kpt_unregister_kretprobe_action,
+						rps[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void kpt_unregister_rets(struct kunit *test, struct kretprobe **rps,
+				int num)
+{
+	int i;
+
+	unregister_kretprobes(rps, num);
+	for (i = 0; i < num; i++)
+		kunit_remove_action(test, kpt_unregister_kretprobe_action,
+				    rps[i]);
+}
+
+/* The address a probe on @fn+0 must report (past ENDBR on IBT kernels). */
+static unsigned long kpt_entry_addr(const void *fn)
+{
+	unsigned long addr = (unsigned long)fn;
+
+	/* Computed at run time: fn + 4 as a relocation would upset objtool. */
+	OPTIMIZER_HIDE_VAR(addr);
+#ifdef CONFIG_X86_64
+	if (IS_ENABLED(CONFIG_X86_KERNEL_IBT) && is_endbr(*(const u32 *)fn))
+		addr += ENDBR_INSN_SIZE;
+#endif
+	return addr;
+}
+
+/* A kprobe that counts and remembers what its handlers saw. */
+struct kpt_probe {
+	struct kprobe kp;
+	unsigned int pre_hits;
+	unsigned int post_hits;
+	int pre_seq;
+	int post_seq;
+	struct kprobe *pre_running;
+	struct kprobe *post_running;
+	bool pre_preemptible;
+	unsigned long pre_ax;
+	unsigned long post_ax;
+	unsigned long post_ip;
+	/* If set, pre_handler moves regs->ip here and returns 1. */
+	unsigned long new_ip;
+	/* If set, pre_handler calls this (to hit a probe from a handler). */
+	unsigned long (*call_in_pre)(unsigned long x);
+	unsigned long call_result;
+	/* An argument for the handlers of the fault tests. */
+	unsigned long arg;
+	/* fault_handler bookkeeping */
+	unsigned int fault_hits;
+	int fault_trapnr;
+	unsigned long fault_ip;
+	unsigned int fault_len;
+};
+
+static struct kpt_probe *to_kpt_probe(struct kprobe *kp)
+{
+	return container_of(kp, struct kpt_probe, kp);
+}
+
+static int kpt_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct kpt_probe *p = to_kpt_probe(kp);
+
+	p->pre_hits++;
+	p->pre_seq = ++kpt_seq;
+	p->pre_running = kpt_running();
+	p->pre_preemptible = preemptible();
+	p->pre_ax = regs_return_value(regs);
+	if (p->call_in_pre)
+		p->call_result = p->call_in_pre(41);
+	if (p->new_ip) {
+		instruction_pointer_set(regs, p->new_ip);
+		return 1;
+	}
+	return 0;
+}
+
+static void kpt_post(struct kprobe *kp, struct pt_regs *regs,
+		     unsigned long flags)
+{
+	struct kpt_probe *p = to_kpt_probe(kp);
+
+	p->post_hits++;
+	p->post_seq = ++kpt_seq;
+	p->post_running = kpt_running();
+	p->post_ax = regs_return_value(regs);
+	p->post_ip = instruction_pointer(regs);
+}
+
+static struct kpt_probe *kpt_probe_new(struct kunit *test, void *addr,
+				       bool with_post)
+{
+	struct kpt_probe *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	p->kp.addr = addr;
+	p->kp.pre_handler = kpt_pre;
+	if (with_post)
+		p->kp.post_handler = kpt_post;
+	return p;
+}
+
+static int kprobes_test_init(struct kunit *test)
+{
+	kpt_seq = 0;
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* x86-64 assembly targets                                                 */
+
+#ifdef CONFIG_X86_64
+/*
+ * Each function below is plain assembly so that its instructions are known
+ * exactly.  KPT_SITE(fn) records the offset of the instruction that follows
+ * it in the table fn_sites[] (in .rodata, ended by ~0U), which the tests use
+ * to put one probe on every recorded instruction.  Functions start with
+ * ENDBR (IBT kernels) because C code takes their addresses, and return with
+ * a bare ret so that the ret itself can be probed.
+ */
+#define KPT_ASM_BEGIN(fn)						\
+	".pushsection .rodata\n"					\
+	".balign 4\n"							\
+	#fn "_sites:\n"							\
+	".popsection\n"							\
+	".pushsection .text, \"ax\"\n"					\
+	".balign 16\n"							\
+	".type " #fn ", @function\n"					\
+	#fn ":\n\t"							\
+	ASM_ENDBR
+
+#define KPT_ASM_END(fn)							\
+	".size " #fn ", . - " #fn "\n"					\
+	".popsection\n"							\
+	".pushsection .rodata\n"					\
+	".long 0xffffffff\n"						\
+	".popsection\n"
+
+#define KPT_SITE(fn)							\
+	"9:\n\t"							\
+	".pushsection .rodata\n\t"					\
+	".long 9b - " #fn "\n\t"					\
+	".popsection\n\t"
+
+#define KPT_RET								\
+	ANNOTATE_RETPOLINE_SAFE						\
+	"ret\n\t"							\
+	"int3\n"
+
+/* Near (rel32) forms, which the assembler would otherwise shrink. */
+#define KPT_JMP_NEAR(label)						\
+	".byte 0xe9\n\t"						\
+	".long " label " - . - 4\n\t"
+
+#define KPT_JCC_NEAR(opcode, label)					\
+	".byte 0x0f, " #opcode "\n\t"					\
+	".long " label " - . - 4\n\t"
+
+/* Short jcc that skips adding @bit to %rax when the condition holds. */
+#define KPT_JCC_BIT(fn, cc, bit)					\
+	KPT_SITE(fn)							\
+	"j" #cc " 1f\n\t"						\
+	"leaq " #bit "(%rax), %rax\n"					\
+	"1:\n\t"
+
+/* The same with the rel32 form, adding @bit to %rdx. */
+#define KPT_JCC_NEAR_BIT(fn, opcode, bit)				\
+	KPT_SITE(fn)							\
+	KPT_JCC_NEAR(opcode, "1f")					\
+	"leaq " #bit "(%rdx), %rdx\n"					\
+	"1:\n\t"
+
+/* Declares an assembly function of this file and its site table. */
+#define KPT_ASM_FUNC(fn, ...)	unsigned long fn(__VA_ARGS__)
+#define KPT_ASM_SITES(fn)	extern const u32 fn##_sites[]
+
+/* Constants read through RIP-relative operands, then the functions. */
+asm(".pushsection .rodata\n"
+	".balign 8\n"
+	"kpt_asm_data:\n"
+	".quad 0x1000, 0x200, 0x30, 0x4\n"
+	".popsection\n"
+
+	/* x + 0x1231, using RIP-relative loads, lea, and cmp with imm8. */
+	KPT_ASM_BEGIN(kpt_asm_riprel)
+	KPT_SITE(kpt_asm_riprel) "movq kpt_asm_data(%rip), %rax\n\t"
+	KPT_SITE(kpt_asm_riprel) "addq %rdi, %rax\n\t"
+	KPT_SITE(kpt_asm_riprel) "leaq kpt_asm_data(%rip), %rdx\n\t"
+	KPT_SITE(kpt_asm_riprel) "addq 8(%rdx), %rax\n\t"
+	KPT_SITE(kpt_asm_riprel) "addq kpt_asm_data+16(%rip), %rax\n\t"
+	KPT_SITE(kpt_asm_riprel) "cmpq $4, kpt_asm_data+24(%rip)\n\t"
+	KPT_SITE(kpt_asm_riprel) "sete %dl\n\t"
+	KPT_SITE(kpt_asm_riprel) "movzbl %dl, %edx\n\t"
+	KPT_SITE(kpt_asm_riprel) "addq %rdx, %rax\n\t"
+	KPT_SITE(kpt_asm_riprel) KPT_RET
+	KPT_ASM_END(kpt_asm_riprel)
+
+	/* x + 8: short jmp forward, short jmp back, near jmp forward. */
+	KPT_ASM_BEGIN(kpt_asm_jmp)
+	KPT_SITE(kpt_asm_jmp) "movq %rdi, %rax\n\t"
+	KPT_SITE(kpt_asm_jmp) "jmp 2f\n"
+	"1:\n\t"
+	KPT_SITE(kpt_asm_jmp) "addq $3, %rax\n\t"
+	KPT_SITE(kpt_asm_jmp) KPT_JMP_NEAR("3f")
+	"2:\n\t"
+	KPT_SITE(kpt_asm_jmp) "addq $5, %rax\n\t"
+	KPT_SITE(kpt_asm_jmp) "jmp 1b\n"
+	"3:\n\t"
+	KPT_SITE(kpt_asm_jmp) KPT_RET
+	KPT_ASM_END(kpt_asm_jmp)
+
+	/* 2x + 1 */
+	KPT_ASM_BEGIN(kpt_asm_helper)
+	KPT_SITE(kpt_asm_helper) "leaq 1(%rdi,%rdi), %rax\n\t"
+	KPT_SITE(kpt_asm_helper) KPT_RET
+	KPT_ASM_END(kpt_asm_helper)
+
+	/* 2x + 8, through a relative call. */
+	KPT_ASM_BEGIN(kpt_asm_call)
+	KPT_SITE(kpt_asm_call) "call kpt_asm_helper\n\t"
+	KPT_SITE(kpt_asm_call) "addq $7, %rax\n\t"
+	KPT_SITE(kpt_asm_call) KPT_RET
+	KPT_ASM_END(kpt_asm_call)
+
+	/* (x != 0) + 2 * (x >= 100): a short jz and a near jb. */
+	KPT_ASM_BEGIN(kpt_asm_jcc)
+	KPT_SITE(kpt_asm_jcc) "xorl %eax, %eax\n\t"
+	KPT_SITE(kpt_asm_jcc) "testq %rdi, %rdi\n\t"
+	KPT_SITE(kpt_asm_jcc) "jz 1f\n\t"
+	KPT_SITE(kpt_asm_jcc) "addq $1, %rax\n"
+	"1:\n\t"
+	KPT_SITE(kpt_asm_jcc) "cmpq $100, %rdi\n\t"
+	KPT_SITE(kpt_asm_jcc) KPT_JCC_NEAR(0x82, "2f")
+	KPT_SITE(kpt_asm_jcc) "addq $2, %rax\n"
+	"2:\n\t"
+	KPT_SITE(kpt_asm_jcc) KPT_RET
+	KPT_ASM_END(kpt_asm_jcc)
+
+	/*
+	 * Compares x with y, then tests all sixteen conditions twice: short
+	 * forms into bits 0-15, near forms into bits 16-31.
+	 */
+	KPT_ASM_BEGIN(kpt_asm_jcc_all)
+	"xorl %eax, %eax\n\t"
+	"xorl %edx, %edx\n\t"
+	"cmpq %rsi, %rdi\n\t"
+	KPT_JCC_BIT(kpt_asm_jcc_all, o, 0x1)
+	KPT_JCC_BIT(kpt_asm_jcc_all, no, 0x2)
+	KPT_JCC_BIT(kpt_asm_jcc_all, b, 0x4)
+	KPT_JCC_BIT(kpt_asm_jcc_all, ae, 0x8)
+	KPT_JCC_BIT(kpt_asm_jcc_all, e, 0x10)
+	KPT_JCC_BIT(kpt_asm_jcc_all, ne, 0x20)
+	KPT_JCC_BIT(kpt_asm_jcc_all, be, 0x40)
+	KPT_JCC_BIT(kpt_asm_jcc_all, a, 0x80)
+	KPT_JCC_BIT(kpt_asm_jcc_all, s, 0x100)
+	KPT_JCC_BIT(kpt_asm_jcc_all, ns, 0x200)
+	KPT_JCC_BIT(kpt_asm_jcc_all, p, 0x400)
+	KPT_JCC_BIT(kpt_asm_jcc_all, np, 0x800)
+	KPT_JCC_BIT(kpt_asm_jcc_all, l, 0x1000)
+	KPT_JCC_BIT(kpt_asm_jcc_all, ge, 0x2000)
+	KPT_JCC_BIT(kpt_asm_jcc_all, le, 0x4000)
+	KPT_JCC_BIT(kpt_asm_jcc_all, g, 0x8000)
+	KPT_JCC_NEAR_BIT(kpt_asm_jcc_all, 0x80, 0x1)
+	KPT_JCC_NEAR_BIT(kpt_asm_jcc_all, 0x81, 0x2)
+	KPT_JCC_NEAR_BIT(kpt_asm_jcc_all, 0x82, 0x4)
+	KPT_JCC_NEAR_BIT(kpt_asm_jcc_all, 0x83, 0x8)
+	KPT_JCC_NEAR_BIT(kpt_asm_jcc_all, 0x84, 0x10)
+	KPT_JCC_NEAR_BIT(kpt_asm_jcc_all, 0x85, 0x20)
+	KPT_JCC_NEAR_BIT(kpt_asm_jcc_all, 0x86, 0x40)
+	KPT_JCC_NEAR_BIT(kpt_asm_jcc_all, 0x87, 0x80)
+	KPT_JCC_NEAR_BIT(kpt_asm_jcc_all, 0x88, 0x100)
+	KPT_JCC_NEAR_BIT(kpt_asm_jcc_all, 0x89, 0x200)
+	KPT_JCC_NEAR_BIT(kpt_asm_jcc_all, 0x8a, 0x400)
+	KPT_JCC_NEAR_BIT(kpt_asm_jcc_all, 0x8b, 0x800)
+	KPT_JCC_NEAR_BIT(kpt_asm_jcc_all, 0x8c, 0x1000)
+	KPT_JCC_NEAR_BIT(kpt_asm_jcc_all, 0x8d, 0x2000)
+	KPT_JCC_NEAR_BIT(kpt_asm_jcc_all, 0x8e, 0x4000)
+	KPT_JCC_NEAR_BIT(kpt_asm_jcc_all, 0x8f, 0x8000)
+	"shlq $16, %rdx\n\t"
+	"orq %rdx, %rax\n\t"
+	KPT_SITE(kpt_asm_jcc_all) KPT_RET
+	KPT_ASM_END(kpt_asm_jcc_all)
+
+	/* 3n, with jrcxz around a loop. */
+	KPT_ASM_BEGIN(kpt_asm_loop)
+	KPT_SITE(kpt_asm_loop) "movq %rdi, %rcx\n\t"
+	KPT_SITE(kpt_asm_loop) "xorl %eax, %eax\n\t"
+	KPT_SITE(kpt_asm_loop) "jrcxz 2f\n"
+	"1:\n\t"
+	KPT_SITE(kpt_asm_loop) "addq $3, %rax\n\t"
+	KPT_SITE(kpt_asm_loop) "loop 1b\n"
+	"2:\n\t"
+	KPT_SITE(kpt_asm_loop) KPT_RET
+	KPT_ASM_END(kpt_asm_loop)
+
+	/* 2x + 0x1000 + 0x1a, through the stack. */
+	KPT_ASM_BEGIN(kpt_asm_pushpop)
+	KPT_SITE(kpt_asm_pushpop) "pushq %rbx\n\t"
+	KPT_SITE(kpt_asm_pushpop) "movq %rdi, %rbx\n\t"
+	KPT_SITE(kpt_asm_pushpop) "pushq %rbx\n\t"
+	KPT_SITE(kpt_asm_pushpop) "pushq $0x11\n\t"
+	KPT_SITE(kpt_asm_pushpop) "pushq kpt_asm_data(%rip)\n\t"
+	KPT_SITE(kpt_asm_pushpop) "popq %rcx\n\t"
+	KPT_SITE(kpt_asm_pushpop) "popq %rax\n\t"
+	KPT_SITE(kpt_asm_pushpop) "addq %rcx, %rax\n\t"
+	KPT_SITE(kpt_asm_pushpop) "addq $9, %rbx\n\t"
+	KPT_SITE(kpt_asm_pushpop) "popq %rdx\n\t"
+	KPT_SITE(kpt_asm_pushpop) "addq %rdx, %rax\n\t"
+	KPT_SITE(kpt_asm_pushpop) "addq %rbx, %rax\n\t"
+	KPT_SITE(kpt_asm_pushpop) "popq %rbx\n\t"
+	KPT_SITE(kpt_asm_pushpop) KPT_RET
+	KPT_ASM_END(kpt_asm_pushpop)
+
+	/* The flags after "cmp y, x", as pushf saw them. */
+	KPT_ASM_BEGIN(kpt_asm_flags)
+	KPT_SITE(kpt_asm_flags) "cmpq %rsi, %rdi\n\t"
+	KPT_SITE(kpt_asm_flags) "pushfq\n\t"
+	KPT_SITE(kpt_asm_flags) "movq (%rsp), %rax\n\t"
+	KPT_SITE(kpt_asm_flags) "popfq\n\t"
+	KPT_SITE(kpt_asm_flags) KPT_RET
+	KPT_ASM_END(kpt_asm_flags)
+
+	/* x + 0x55 + 0x1234, for the register and ip-change tests. */
+	KPT_ASM_BEGIN(kpt_asm_regs)
+	KPT_SITE(kpt_asm_regs) "movq %rdi, %rax\n\t"
+	KPT_SITE(kpt_asm_regs) "addq $0x55, %rax\n\t"
+	KPT_SITE(kpt_asm_regs) "movq $0x1234, %rdx\n\t"
+	KPT_SITE(kpt_asm_regs) "addq %rdx, %rax\n\t"
+	KPT_SITE(kpt_asm_regs) KPT_RET
+	KPT_ASM_END(kpt_asm_regs)
+
+	/* *p, or -EFAULT through the exception table. */
+	KPT_ASM_BEGIN(kpt_asm_load)
+	KPT_SITE(kpt_asm_load) "1: movq (%rdi), %rax\n\t"
+	KPT_SITE(kpt_asm_load) "2:\n\t" KPT_RET
+	_ASM_EXTABLE_TYPE(1b, 2b, EX_TYPE_EFAULT_REG)
+	KPT_ASM_END(kpt_asm_load)
+
+	/* Loads from a non-canonical address: #GP, no fixup. */
+	KPT_ASM_BEGIN(kpt_asm_gp)
+	KPT_SITE(kpt_asm_gp) "movabsq $0xdead000000000000, %rax\n\t"
+	KPT_SITE(kpt_asm_gp) "movq (%rax), %rax\n\t"
+	KPT_SITE(kpt_asm_gp) KPT_RET
+	KPT_ASM_END(kpt_asm_gp)
+);
+
+KPT_ASM_FUNC(kpt_asm_riprel, unsigned long x);
+KPT_ASM_SITES(kpt_asm_riprel);
+KPT_ASM_FUNC(kpt_asm_jmp, unsigned long x);
+KPT_ASM_SITES(kpt_asm_jmp);
+KPT_ASM_FUNC(kpt_asm_helper, unsigned long x);
+KPT_ASM_SITES(kpt_asm_helper);
+KPT_ASM_FUNC(kpt_asm_call, unsigned long x);
+KPT_ASM_SITES(kpt_asm_call);
+KPT_ASM_FUNC(kpt_asm_jcc, unsigned long x);
+KPT_ASM_SITES(kpt_asm_jcc);
+KPT_ASM_FUNC(kpt_asm_jcc_all, unsigned long x, unsigned long y);
+KPT_ASM_SITES(kpt_asm_jcc_all);
+KPT_ASM_FUNC(kpt_asm_loop, unsigned long n);
+KPT_ASM_SITES(kpt_asm_loop);
+KPT_ASM_FUNC(kpt_asm_pushpop, unsigned long x);
+KPT_ASM_SITES(kpt_asm_pushpop);
+KPT_ASM_FUNC(kpt_asm_flags, unsigned long x, unsigned long y);
+KPT_ASM_SITES(kpt_asm_flags);
+KPT_ASM_FUNC(kpt_asm_regs, unsigned long x);
+KPT_ASM_SITES(kpt_asm_regs);
+KPT_ASM_FUNC(kpt_asm_load, const unsigned long *p);
+KPT_ASM_SITES(kpt_asm_load);
+KPT_ASM_FUNC(kpt_asm_gp, void);
+KPT_ASM_SITES(kpt_asm_gp);
+
+static unsigned int kpt_nr_sites(const u32 *sites)
+{
+	unsigned int n = 0;
+
+	while (sites[n] != ~0U)
+		n++;
+	return n;
+}
+
+static void *kpt_site(void *fn, const u32 *sites, unsigned int i)
+{
+	return fn + sites[i];
+}
+#endif /* CONFIG_X86_64 */
+
+/* ---------------------------------------------------------------------- */
+/* 1. Registration                                                         */
+
+static void kprobe_register_by_symbol(struct kunit *test)
+{
+	struct kpt_probe *p = kpt_probe_new(test, NULL, false);
+
+	p->kp.symbol_name = "kpt_target_add";
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &p->kp), 0);
+	KUNIT_EXPECT_EQ(test, (unsigned long)p->kp.addr,
+			kpt_entry_addr(kpt_target_add));
+	KUNIT_EXPECT_TRUE(test, p->kp.flags & KPROBE_FLAG_ON_FUNC_ENTRY);
+
+	KUNIT_EXPECT_EQ(test, kpt_target_add(2, 3), 5UL);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, kpt_target_add(4, 3), 7UL);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 2U);
+	KUNIT_EXPECT_EQ(test, p->kp.nmissed, 0UL);
+}
+
+static void kprobe_register_by_addr(struct kunit *test)
+{
+	struct kpt_probe *p = kpt_probe_new(test, kpt_target_add, true);
+
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &p->kp), 0);
+	KUNIT_EXPECT_EQ(test, (unsigned long)p->kp.addr,
+			kpt_entry_addr(kpt_target_add));
+	KUNIT_EXPECT_TRUE(test, p->kp.flags & KPROBE_FLAG_ON_FUNC_ENTRY);
+
+	KUNIT_EXPECT_EQ(test, kpt_target_add(10, 20), 30UL);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, p->post_hits, 1U);
+}
+
+static void kprobe_unknown_symbol(struct kunit *test)
+{
+	struct kpt_probe *p = kpt_probe_new(test, NULL, false);
+
+	p->kp.symbol_name = "kpt_no_such_function_anywhere";
+	KUNIT_EXPECT_EQ(test, kpt_register(test, &p->kp), -ENOENT);
+}
+
+static void kprobe_mod_sym_absent_module(struct kunit *test)
+{
+	struct kpt_probe *p = kpt_probe_new(test, NULL, false);
+
+	/* The symbol exists, but not in a module of that name. */
+	p->kp.symbol_name = "kpt_no_such_module:kpt_target_add";
+	KUNIT_EXPECT_EQ(test, kpt_register(test, &p->kp), -ENOENT);
+	kpt_target_add(1, 1);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 0U);
+}
+
+static void kprobe_mod_sym(struct kunit *test)
+{
+	struct kpt_probe *p = kpt_probe_new(test, NULL, false);
+
+	if (!IS_MODULE(CONFIG_KPROBES_SANITY_TEST))
+		kunit_skip(test, "built in: no module to name (see guest tests)");
+
+	p->kp.symbol_name = KBUILD_MODNAME ":kpt_target_add";
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &p->kp), 0);
+	KUNIT_EXPECT_EQ(test, (unsigned long)p->kp.addr,
+			kpt_entry_addr(kpt_target_add));
+	KUNIT_EXPECT_EQ(test, kpt_target_add(1, 2), 3UL);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 1U);
+}
+
+static void kprobe_symbol_and_addr(struct kunit *test)
+{
+	struct kpt_probe *p = kpt_probe_new(test, kpt_target_add, false);
+
+	p->kp.symbol_name = "kpt_target_add";
+	KUNIT_EXPECT_EQ(test, kpt_register(test, &p->kp), -EINVAL);
+	kpt_target_add(1, 1);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 0U);
+}
+
+static void kprobe_no_symbol_no_addr(struct kunit *test)
+{
+	struct kpt_probe *p = kpt_probe_new(test, NULL, false);
+
+	KUNIT_EXPECT_EQ(test, kpt_register(test, &p->kp), -EINVAL);
+}
+
+static void kprobe_not_text(struct kunit *test)
+{
+	struct kpt_probe *p = kpt_probe_new(test, &kpt_data_word, false);
+	struct kpt_probe *q = kpt_probe_new(test, NULL, false);
+	void *heap = kunit_kzalloc(test, 64, GFP_KERNEL);
+	struct kpt_probe *h = kpt_probe_new(test, heap, false);
+
+	KUNIT_EXPECT_EQ(test, kpt_register(test, &p->kp), -EINVAL);
+	q->kp.symbol_name = "kpt_data_word";
+	KUNIT_EXPECT_EQ(test, kpt_register(test, &q->kp), -EINVAL);
+	/* Outside any symbol: refused, as -EINVAL or as unknown. */
+	KUNIT_EXPECT_LT(test, kpt_register(test, &h->kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_data_word, 0x1234UL);
+}
+
+static void kprobe_blacklist_local(struct kunit *test)
+{
+	struct kpt_probe *p = kpt_probe_new(test, kpt_nokprobe_target, false);
+	struct kpt_probe *q = kpt_probe_new(test, kpt_kprobes_text_target,
+					    false);
+
+	KUNIT_EXPECT_EQ(test, kpt_register(test, &p->kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kpt_register(test, &q->kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kpt_nokprobe_target(1), 3UL);
+	KUNIT_EXPECT_EQ(test, kpt_kprobes_text_target(1), 4UL);
+	KUNIT_EXPECT_EQ(test, p->pre_hits + q->pre_hits, 0U);
+#if KPT_BUILTIN
+	KUNIT_EXPECT_TRUE(test,
+			  within_kprobe_blacklist((unsigned long)kpt_nokprobe_target));
+	KUNIT_EXPECT_TRUE(test,
+			  within_kprobe_blacklist((unsigned long)kpt_kprobes_text_target));
+	KUNIT_EXPECT_FALSE(test,
+			   within_kprobe_blacklist((unsigned long)kpt_target_add));
+#endif
+}
+
+/* Functions that no kprobe may ever be put on. */
+static const char * const kpt_blacklisted_symbols[] = {
+	"notify_die",			/* NOKPROBE_SYMBOL() */
+	"bsearch",			/* NOKPROBE_SYMBOL(), in lib/ */
+	"kprobe_int3_handler",		/* kprobes' own breakpoint path */
+#ifdef CONFIG_X86_64
+	"exc_page_fault",		/* noinstr */
+	"entry_SYSCALL_64",		/* entry text */
+#endif
+#ifdef CONFIG_RETHOOK
+	"arch_rethook_trampoline",	/* the return trampoline */
+#endif
+};
+
+static void kprobe_blacklist_kernel(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kpt_blacklisted_symbols); i++) {
+		struct kpt_probe *p = kpt_probe_new(test, NULL, false);
+
+		p->kp.symbol_name = kpt_blacklisted_symbols[i];
+		KUNIT_EXPECT_EQ_MSG(test, kpt_register(test, &p->kp), -EINVAL,
+				    "symbol %s", kpt_blacklisted_symbols[i]);
+	}
+}
+
+static void kprobe_register_twice(struct kunit *test)
+{
+	struct kpt_probe *p = kpt_probe_new(test, kpt_target_add, false);
+
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &p->kp), 0);
+	KUNIT_EXPECT_EQ(test, register_kprobe(&p->kp), -EINVAL);
+	/* Still registered once, and only once. */
+	KUNIT_EXPECT_EQ(test, kpt_target_add(1, 1), 2UL);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 1U);
+}
+
+static void kprobe_flag_disabled(struct kunit *test)
+{
+	struct kpt_probe *p = kpt_probe_new(test, kpt_target_add, true);
+
+	p->kp.flags = KPROBE_FLAG_DISABLED;
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &p->kp), 0);
+	KUNIT_EXPECT_TRUE(test, p->kp.flags & KPROBE_FLAG_DISABLED);
+	KUNIT_EXPECT_EQ(test, kpt_target_add(1, 2), 3UL);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 0U);
+
+	KUNIT_ASSERT_EQ(test, enable_kprobe(&p->kp), 0);
+	KUNIT_EXPECT_FALSE(test, p->kp.flags & KPROBE_FLAG_DISABLED);
+	KUNIT_EXPECT_EQ(test, kpt_target_add(1, 2), 3UL);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, p->post_hits, 1U);
+}
+
+static void kprobe_disable_enable(struct kunit *test)
+{
+	struct kpt_probe *p = kpt_probe_new(test, kpt_target_add, true);
+
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &p->kp), 0);
+	kpt_target_add(1, 1);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 1U);
+
+	KUNIT_ASSERT_EQ(test, disable_kprobe(&p->kp), 0);
+	KUNIT_EXPECT_TRUE(test, p->kp.flags & KPROBE_FLAG_DISABLED);
+	KUNIT_EXPECT_EQ(test, kpt_target_add(1, 1), 2UL);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, p->post_hits, 1U);
+
+	KUNIT_ASSERT_EQ(test, enable_kprobe(&p->kp), 0);
+	KUNIT_EXPECT_FALSE(test, p->kp.flags & KPROBE_FLAG_DISABLED);
+	KUNIT_EXPECT_EQ(test, kpt_target_add(1, 1), 2UL);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 2U);
+	KUNIT_EXPECT_EQ(test, p->post_hits, 2U);
+	/* A disabled probe does not count its non-hits as missed. */
+	KUNIT_EXPECT_EQ(test, p->kp.nmissed, 0UL);
+}
+
+static void kprobe_unregister(struct kunit *test)
+{
+	struct kpt_probe *p = kpt_probe_new(test, kpt_target_add, false);
+
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &p->kp), 0);
+	kpt_target_add(1, 1);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 1U);
+	kpt_unregister(test, &p->kp);
+	KUNIT_EXPECT_EQ(test, kpt_target_add(1, 1), 2UL);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 1U);
+
+	/* A second unregister finds no such probe; it clears addr. */
+	unregister_kprobe(&p->kp);
+	KUNIT_EXPECT_NULL(test, p->kp.addr);
+
+	/* The struct can be registered again from scratch. */
+	p->kp.addr = (void *)kpt_target_add;
+	p->kp.flags = 0;
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &p->kp), 0);
+	kpt_target_add(1, 1);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 2U);
+}
+
+#ifdef CONFIG_X86_64
+static void kprobe_register_symbol_offset(struct kunit *test)
+{
+	struct kpt_probe *p = kpt_probe_new(test, NULL, true);
+	u32 off = kpt_asm_regs_sites[1];
+
+	p->kp.symbol_name = "kpt_asm_regs";
+	p->kp.offset = off;
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &p->kp), 0);
+	KUNIT_EXPECT_PTR_EQ(test, (void *)p->kp.addr,
+			    (void *)kpt_asm_regs + off);
+	KUNIT_EXPECT_FALSE(test, p->kp.flags & KPROBE_FLAG_ON_FUNC_ENTRY);
+	KUNIT_EXPECT_EQ(test, kpt_asm_regs(1), 1UL + 0x55 + 0x1234);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, p->post_hits, 1U);
+}
+
+static void kprobe_not_insn_boundary(struct kunit *test)
+{
+	/* Three bytes into "movq kpt_asm_data(%rip), %rax" (seven bytes). */
+	u32 off = kpt_asm_riprel_sites[0] + 3;
+	struct kpt_probe *p = kpt_probe_new(test, (void *)kpt_asm_riprel + off,
+					    false);
+	struct kpt_probe *q = kpt_probe_new(test, NULL, false);
+
+	KUNIT_EXPECT_EQ(test, kpt_register(test, &p->kp), -EILSEQ);
+	q->kp.symbol_name = "kpt_asm_riprel";
+	q->kp.offset = off;
+	KUNIT_EXPECT_EQ(test, kpt_register(test, &q->kp), -EILSEQ);
+	KUNIT_EXPECT_EQ(test, kpt_asm_riprel(0), 0x1231UL);
+}
+#endif /* CONFIG_X86_64 */
+
+/* ---------------------------------------------------------------------- */
+/* 2. Handler semantics                                                    */
+
+static void kprobe_pre_post_order(struct kunit *test)
+{
+	struct kpt_probe *p = kpt_probe_new(test, kpt_target_add, true);
+	int returned_seq;
+
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &p->kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_target_add(5, 6), 11UL);
+	returned_seq = ++kpt_seq;
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, p->post_hits, 1U);
+	/*
+	 * pre before the function body, post after pre and before the return.
+	 * (The probed first instruction may already belong to the body:
+	 * lib/ is built without the ftrace call at function entry.)
+	 */
+	KUNIT_EXPECT_LT(test, p->pre_seq, kpt_add_body_seq);
+	KUNIT_EXPECT_LT(test, p->pre_seq, p->post_seq);
+	KUNIT_EXPECT_LT(test, p->post_seq, returned_seq);
+	KUNIT_EXPECT_FALSE(test, p->pre_preemptible);
+	if (KPT_BUILTIN) {
+		/* Both ran as the current kprobe... */
+		KUNIT_EXPECT_PTR_EQ(test, p->pre_running, &p->kp);
+		KUNIT_EXPECT_PTR_EQ(test, p->post_running, &p->kp);
+		/* ...and nothing is left running once we are back. */
+		preempt_disable();
+		KUNIT_EXPECT_NULL(test, kpt_running());
+		preempt_enable();
+	}
+}
+
+#ifdef CONFIG_X86_64
+static void kprobe_post_handler_regs(struct kunit *test)
+{
+	void *site = kpt_site(kpt_asm_regs, kpt_asm_regs_sites, 1);
+	void *next = kpt_site(kpt_asm_regs, kpt_asm_regs_sites, 2);
+	struct kpt_probe *p = kpt_probe_new(test, site, true);
+
+	/* The probe sits on "addq $0x55, %rax". */
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &p->kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_asm_regs(0x100), 0x100UL + 0x55 + 0x1234);
+	KUNIT_ASSERT_EQ(test, p->pre_hits, 1U);
+	KUNIT_ASSERT_EQ(test, p->post_hits, 1U);
+	KUNIT_EXPECT_EQ(test, p->pre_ax, 0x100UL);
+	KUNIT_EXPECT_EQ(test, p->post_ax, 0x100UL + 0x55);
+	KUNIT_EXPECT_EQ(test, p->post_ip, (unsigned long)next);
+}
+
+static void kprobe_pre_handler_moves_ip(struct kunit *test)
+{
+	void *site = kpt_site(kpt_asm_regs, kpt_asm_regs_sites, 1);
+	void *next = kpt_site(kpt_asm_regs, kpt_asm_regs_sites, 2);
+	struct kpt_probe *p = kpt_probe_new(test, site, true);
+
+	/* Skip "addq $0x55, %rax": the result lacks 0x55, no post_handler. */
+	p->new_ip = (unsigned long)next;
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &p->kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_asm_regs(0x100), 0x100UL + 0x1234);
+	KUNIT_EXPECT_EQ(test, kpt_asm_regs(0x200), 0x200UL + 0x1234);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 2U);
+	KUNIT_EXPECT_EQ(test, p->post_hits, 0U);
+}
+#endif /* CONFIG_X86_64 */
+
+static void kprobe_nmissed_nested(struct kunit *test)
+{
+	struct kpt_probe *outer = kpt_probe_new(test, kpt_target_outer, true);
+	struct kpt_probe *inner = kpt_probe_new(test, kpt_target_inner, true);
+
+	outer->call_in_pre = kpt_target_inner;
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &inner->kp), 0);
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &outer->kp), 0);
+
+	KUNIT_EXPECT_EQ(test, kpt_target_outer(1), 1UL ^ 0x5a);
+	KUNIT_EXPECT_EQ(test, outer->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, outer->post_hits, 1U);
+	/* inner was hit from outer's handler: missed, but still ran right. */
+	KUNIT_EXPECT_EQ(test, outer->call_result, 41UL * 7 + 3);
+	KUNIT_EXPECT_EQ(test, inner->pre_hits, 0U);
+	KUNIT_EXPECT_EQ(test, inner->post_hits, 0U);
+	KUNIT_EXPECT_EQ(test, inner->kp.nmissed, 1UL);
+	KUNIT_EXPECT_EQ(test, outer->kp.nmissed, 0UL);
+
+	/* Outside a handler, inner works as usual. */
+	KUNIT_EXPECT_EQ(test, kpt_target_inner(2), 17UL);
+	KUNIT_EXPECT_EQ(test, inner->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, inner->kp.nmissed, 1UL);
+}
+
+static void kprobe_nmissed_self(struct kunit *test)
+{
+	struct kpt_probe *p = kpt_probe_new(test, kpt_target_inner, false);
+
+	p->call_in_pre = kpt_target_inner;
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &p->kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_target_inner(1), 10UL);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, p->call_result, 41UL * 7 + 3);
+	KUNIT_EXPECT_EQ(test, p->kp.nmissed, 1UL);
+}
+
+/* ---------------------------------------------------------------------- */
+/* 3. Several probes on one address, batches, concurrency                 */
+
+#define KPT_NR_AGGR	3
+
+static void kpt_new_aggr(struct kunit *test, struct kpt_probe **ps)
+{
+	int i;
+
+	for (i = 0; i < KPT_NR_AGGR; i++) {
+		/* Mixed: with and without post_handler. */
+		ps[i] = kpt_probe_new(test, kpt_target_add, i != 1);
+		KUNIT_ASSERT_EQ(test, kpt_register(test, &ps[i]->kp), 0);
+	}
+}
+
+static void kprobe_aggregate_all_handlers(struct kunit *test)
+{
+	struct kpt_probe *ps[KPT_NR_AGGR];
+	int i;
+
+	kpt_new_aggr(test, ps);
+	KUNIT_EXPECT_EQ(test, kpt_target_add(3, 4), 7UL);
+	KUNIT_EXPECT_EQ(test, kpt_target_add(3, 5), 8UL);
+	for (i = 0; i < KPT_NR_AGGR; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, ps[i]->pre_hits, 2U, "probe %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, ps[i]->post_hits, i != 1 ? 2U : 0U,
+				    "probe %d", i);
+		KUNIT_EXPECT_PTR_EQ(test, ps[i]->kp.addr, ps[0]->kp.addr);
+		/* Every pre_handler ran before any post_handler. */
+		if (i != 1)
+			KUNIT_EXPECT_LT(test, ps[1]->pre_seq, ps[i]->post_seq);
+	}
+}
+
+static void kprobe_aggregate_disable_one(struct kunit *test)
+{
+	struct kpt_probe *ps[KPT_NR_AGGR];
+
+	kpt_new_aggr(test, ps);
+	KUNIT_ASSERT_EQ(test, disable_kprobe(&ps[0]->kp), 0);
+	kpt_target_add(1, 1);
+	KUNIT_EXPECT_EQ(test, ps[0]->pre_hits, 0U);
+	KUNIT_EXPECT_EQ(test, ps[0]->post_hits, 0U);
+	KUNIT_EXPECT_EQ(test, ps[1]->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, ps[2]->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, ps[2]->post_hits, 1U);
+
+	/* All but one disabled: the last still hits. */
+	KUNIT_ASSERT_EQ(test, disable_kprobe(&ps[2]->kp), 0);
+	kpt_target_add(1, 1);
+	KUNIT_EXPECT_EQ(test, ps[1]->pre_hits, 2U);
+	KUNIT_EXPECT_EQ(test, ps[2]->pre_hits, 1U);
+
+	KUNIT_ASSERT_EQ(test, enable_kprobe(&ps[0]->kp), 0);
+	KUNIT_ASSERT_EQ(test, enable_kprobe(&ps[2]->kp), 0);
+	kpt_target_add(1, 1);
+	KUNIT_EXPECT_EQ(test, ps[0]->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, ps[1]->pre_hits, 3U);
+	KUNIT_EXPECT_EQ(test, ps[2]->pre_hits, 2U);
+}
+
+static void kprobe_aggregate_all_disabled(struct kunit *test)
+{
+	struct kpt_probe *ps[KPT_NR_AGGR];
+	int i;
+
+	kpt_new_aggr(test, ps);
+	for (i = 0; i < KPT_NR_AGGR; i++)
+		KUNIT_ASSERT_EQ(test, disable_kprobe(&ps[i]->kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_target_add(2, 2), 4UL);
+	for (i = 0; i < KPT_NR_AGGR; i++)
+		KUNIT_EXPECT_EQ(test, ps[i]->pre_hits, 0U);
+	KUNIT_ASSERT_EQ(test, enable_kprobe(&ps[1]->kp), 0);
+	kpt_target_add(2, 2);
+	KUNIT_EXPECT_EQ(test, ps[0]->pre_hits, 0U);
+	KUNIT_EXPECT_EQ(test, ps[1]->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, ps[2]->pre_hits, 0U);
+}
+
+static void kprobe_aggregate_partial_unregister(struct kunit *test)
+{
+	struct kpt_probe *ps[KPT_NR_AGGR];
+
+	kpt_new_aggr(test, ps);
+	kpt_unregister(test, &ps[1]->kp);
+	kpt_target_add(1, 1);
+	KUNIT_EXPECT_EQ(test, ps[0]->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, ps[0]->post_hits, 1U);
+	KUNIT_EXPECT_EQ(test, ps[1]->pre_hits, 0U);
+	KUNIT_EXPECT_EQ(test, ps[2]->pre_hits, 1U);
+
+	kpt_unregister(test, &ps[0]->kp);
+	kpt_target_add(1, 1);
+	KUNIT_EXPECT_EQ(test, ps[0]->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, ps[2]->pre_hits, 2U);
+	KUNIT_EXPECT_EQ(test, ps[2]->post_hits, 2U);
+
+	/* The address can be probed again (the struct reset, as for any user). */
+	ps[1]->kp.addr = (void *)kpt_target_add;
+	ps[1]->kp.flags = 0;
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &ps[1]->kp), 0);
+	kpt_target_add(1, 1);
+	KUNIT_EXPECT_EQ(test, ps[1]->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, ps[2]->pre_hits, 3U);
+
+	kpt_unregister(test, &ps[1]->kp);
+	kpt_unregister(test, &ps[2]->kp);
+	KUNIT_EXPECT_EQ(test, kpt_target_add(1, 1), 2UL);
+	KUNIT_EXPECT_EQ(test, ps[1]->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, ps[2]->pre_hits, 3U);
+}
+
+static void kprobes_batch(struct kunit *test)
+{
+	struct kpt_probe *a = kpt_probe_new(test, kpt_target_inner, true);
+	struct kpt_probe *b = kpt_probe_new(test, kpt_target_outer, false);
+	struct kpt_probe *c = kpt_probe_new(test, NULL, false);
+	struct kprobe *kps[] = { &a->kp, &b->kp, &c->kp };
+
+	c->kp.symbol_name = "kpt_target_spin";
+	KUNIT_ASSERT_EQ(test, kpt_register_many(test, kps, ARRAY_SIZE(kps)), 0);
+	KUNIT_EXPECT_EQ(test, (unsigned long)c->kp.addr,
+			kpt_entry_addr(kpt_target_spin));
+	kpt_target_inner(1);
+	kpt_target_outer(1);
+	kpt_target_spin(1);
+	KUNIT_EXPECT_EQ(test, a->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, a->post_hits, 1U);
+	KUNIT_EXPECT_EQ(test, b->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, c->pre_hits, 1U);
+
+	kpt_unregister_many(test, kps, ARRAY_SIZE(kps));
+	KUNIT_EXPECT_EQ(test, kpt_target_inner(1), 10UL);
+	KUNIT_EXPECT_EQ(test, kpt_target_outer(1), 1UL ^ 0x5a);
+	KUNIT_EXPECT_EQ(test, kpt_target_spin(1), 2UL);
+	KUNIT_EXPECT_EQ(test, a->pre_hits + b->pre_hits + c->pre_hits, 3U);
+}
+
+static void kprobes_batch_rollback(struct kunit *test)
+{
+	struct kpt_probe *a = kpt_probe_new(test, kpt_target_inner, false);
+	struct kpt_probe *b = kpt_probe_new(test, kpt_target_outer, true);
+	struct kpt_probe *bad = kpt_probe_new(test, kpt_target_spin, false);
+	struct kprobe *kps[] = { &a->kp, &b->kp, &bad->kp };
+
+	/* The last one is invalid (symbol and address): all or nothing. */
+	bad->kp.symbol_name = "kpt_target_spin";
+	KUNIT_EXPECT_EQ(test, kpt_register_many(test, kps, ARRAY_SIZE(kps)),
+			-EINVAL);
+	kpt_target_inner(1);
+	kpt_target_outer(1);
+	kpt_target_spin(1);
+	KUNIT_EXPECT_EQ(test, a->pre_hits, 0U);
+	KUNIT_EXPECT_EQ(test, b->pre_hits, 0U);
+	KUNIT_EXPECT_EQ(test, b->post_hits, 0U);
+	KUNIT_EXPECT_EQ(test, bad->pre_hits, 0U);
+
+	/* Rolled back, not leaked: the same structs register again. */
+	a->kp.addr = (void *)kpt_target_inner;
+	a->kp.flags = 0;
+	KUNIT_EXPECT_EQ(test, kpt_register(test, &a->kp), 0);
+	b->kp.addr = (void *)kpt_target_outer;
+	b->kp.flags = 0;
+	KUNIT_EXPECT_EQ(test, kpt_register(test, &b->kp), 0);
+	kpt_target_inner(1);
+	kpt_target_outer(1);
+	KUNIT_EXPECT_EQ(test, a->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, b->pre_hits, 1U);
+}
+
+/* Helper threads that call a probed function in a loop. */
+struct kpt_worker {
+	struct task_struct *task;
+	struct completion done;
+	unsigned int loops;	/* 0: until told to stop */
+	unsigned int calls;
+	unsigned long bad_results;
+	bool stop;
+};
+
+static int kpt_worker_fn(void *arg)
+{
+	struct kpt_worker *w = arg;
+
+	while (!READ_ONCE(w->stop) && (!w->loops || w->calls < w->loops)) {
+		if (kpt_target_spin(w->calls) != w->calls + 1UL)
+			w->bad_results++;
+		w->calls++;
+		if (!w->loops)
+			cond_resched();
+	}
+	complete(&w->done);
+
+	set_current_state(TASK_INTERRUPTIBLE);
+	while (!kthread_should_stop()) {
+		schedule();
+		set_current_state(TASK_INTERRUPTIBLE);
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+static void kpt_worker_stop(void *arg)
+{
+	struct kpt_worker *w = arg;
+
+	WRITE_ONCE(w->stop, true);
+	kthread_stop(w->task);
+	put_task_struct(w->task);
+}
+
+static struct kpt_worker *kpt_worker_start(struct kunit *test,
+					   unsigned int loops, int cpu)
+{
+	struct kpt_worker *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	struct task_struct *task;
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	init_completion(&w->done);
+	w->loops = loops;
+	task = kthread_create(kpt_worker_fn, w, "kprobes_test/%d", cpu);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	if (cpu >= 0)
+		kthread_bind(task, cpu);
+	w->task = get_task_struct(task);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kpt_worker_stop,
+							w), 0);
+	wake_up_process(task);
+	return w;
+}
+
+static atomic_t kpt_spin_hits;
+static atomic_t kpt_spin_inside;
+static unsigned int kpt_spin_delay_us;
+
+static int kpt_spin_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	atomic_inc(&kpt_spin_inside);
+	if (kpt_spin_delay_us)
+		udelay(kpt_spin_delay_us);
+	atomic_inc(&kpt_spin_hits);
+	atomic_dec(&kpt_spin_inside);
+	return 0;
+}
+
+#define KPT_WORKER_LOOPS	500
+
+static void kprobe_concurrent_hits(struct kunit *test)
+{
+	struct kprobe *kp = kunit_kzalloc(test, sizeof(*kp), GFP_KERNEL);
+	struct kpt_worker *w[2];
+	int i, cpu;
+
+	KUNIT_ASSERT_NOT_NULL(test, kp);
+	atomic_set(&kpt_spin_hits, 0);
+	kpt_spin_delay_us = 0;
+	kp->addr = (void *)kpt_target_spin;
+	kp->pre_handler = kpt_spin_pre;
+	KUNIT_ASSERT_EQ(test, kpt_register(test, kp), 0);
+
+	cpu = cpumask_first(cpu_online_mask);
+	for (i = 0; i < 2; i++) {
+		w[i] = kpt_worker_start(test, KPT_WORKER_LOOPS, cpu);
+		cpu = cpumask_next(cpu, cpu_online_mask);
+		if (cpu >= nr_cpu_ids)
+			cpu = cpumask_first(cpu_online_mask);
+	}
+	for (i = 0; i < 2; i++) {
+		KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&w[i]->done,
+								  60 * HZ), 0UL);
+		KUNIT_EXPECT_EQ(test, w[i]->bad_results, 0UL);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_spin_hits),
+			2 * KPT_WORKER_LOOPS);
+	KUNIT_EXPECT_EQ(test, kp->nmissed, 0UL);
+}
+
+static void kprobe_unregister_waits_for_handlers(struct kunit *test)
+{
+	struct kprobe *kp = kunit_kzalloc(test, sizeof(*kp), GFP_KERNEL);
+	unsigned long timeout = jiffies + 30 * HZ;
+	struct kpt_worker *w;
+	int hits;
+
+	KUNIT_ASSERT_NOT_NULL(test, kp);
+	atomic_set(&kpt_spin_hits, 0);
+	atomic_set(&kpt_spin_inside, 0);
+	kpt_spin_delay_us = 200;
+	kp->addr = (void *)kpt_target_spin;
+	kp->pre_handler = kpt_spin_pre;
+	KUNIT_ASSERT_EQ(test, kpt_register(test, kp), 0);
+
+	w = kpt_worker_start(test, 0, -1);
+	while (atomic_read(&kpt_spin_hits) < 20 && time_before(jiffies, timeout))
+		usleep_range(500, 1000);
+	KUNIT_ASSERT_GE(test, atomic_read(&kpt_spin_hits), 20);
+
+	kpt_unregister(test, kp);
+	/* No handler may still be running, and none may start. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_spin_inside), 0);
+	hits = atomic_read(&kpt_spin_hits);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_spin_hits), hits);
+	KUNIT_EXPECT_EQ(test, w->bad_results, 0UL);
+	kpt_spin_delay_us = 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* 4. x86-64 instructions that need fixing up or emulating                */
+
+#ifdef CONFIG_X86_64
+struct kpt_site_probes {
+	unsigned int nr;
+	struct kpt_probe **probes;
+	struct kprobe **kps;
+};
+
+/*
+ * Arms a probe on every recorded site of @fn at once (with or without a
+ * post_handler, which decides whether the step may be boosted), runs @run
+ * and checks that site i was hit @hits[i] times.
+ */
+static void kpt_probe_sites(struct kunit *test, void *fn, const u32 *sites,
+			    const unsigned int *hits, unsigned int nr_hits,
+			    void (*run)(struct kunit *test, void *arg),
+			    void *arg)
+{
+	unsigned int nr = kpt_nr_sites(sites);
+	struct kpt_site_probes sp = { .nr = nr };
+	unsigned int i, pass;
+
+	KUNIT_ASSERT_EQ_MSG(test, nr, nr_hits, "site table of %ps", fn);
+	sp.probes = kunit_kcalloc(test, nr, sizeof(*sp.probes), GFP_KERNEL);
+	sp.kps = kunit_kcalloc(test, nr, sizeof(*sp.kps), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sp.probes);
+	KUNIT_ASSERT_NOT_NULL(test, sp.kps);
+
+	for (pass = 0; pass < 2; pass++) {
+		bool with_post = pass == 1;
+
+		for (i = 0; i < nr; i++) {
+			sp.probes[i] = kpt_probe_new(test,
+						     kpt_site(fn, sites, i),
+						     with_post);
+			sp.kps[i] = &sp.probes[i]->kp;
+		}
+		KUNIT_ASSERT_EQ(test, kpt_register_many(test, sp.kps, nr), 0);
+		run(test, arg);
+		for (i = 0; i < nr; i++) {
+			struct kpt_probe *p = sp.probes[i];
+
+			KUNIT_EXPECT_EQ_MSG(test, p->pre_hits, hits[i],
+					    "%ps+%#x (post_handler: %d)", fn,
+					    sites[i], with_post);
+			KUNIT_EXPECT_EQ_MSG(test, p->post_hits,
+					    with_post ? hits[i] : 0,
+					    "%ps+%#x post", fn, sites[i]);
+			KUNIT_EXPECT_EQ(test, p->kp.nmissed, 0UL);
+		}
+		kpt_unregister_many(test, sp.kps, nr);
+		/* Unprobed again, the function is unchanged. */
+		run(test, arg);
+	}
+}
+
+static void kpt_run_riprel(struct kunit *test, void *arg)
+{
+	KUNIT_EXPECT_EQ(test, kpt_asm_riprel(0), 0x1231UL);
+	KUNIT_EXPECT_EQ(test, kpt_asm_riprel(0x10000), 0x11231UL);
+}
+
+static void kprobe_insn_rip_relative(struct kunit *test)
+{
+	static const unsigned int hits[] = { 2, 2, 2, 2, 2, 2, 2, 2, 2, 2 };
+
+	kpt_run_riprel(test, NULL);
+	kpt_probe_sites(test, kpt_asm_riprel, kpt_asm_riprel_sites, hits,
+			ARRAY_SIZE(hits), kpt_run_riprel, NULL);
+}
+
+static void kpt_run_jmp(struct kunit *test, void *arg)
+{
+	KUNIT_EXPECT_EQ(test, kpt_asm_jmp(1), 9UL);
+	KUNIT_EXPECT_EQ(test, kpt_asm_jmp(100), 108UL);
+}
+
+static void kprobe_insn_jmp(struct kunit *test)
+{
+	static const unsigned int hits[] = { 2, 2, 2, 2, 2, 2, 2 };
+
+	kpt_run_jmp(test, NULL);
+	kpt_probe_sites(test, kpt_asm_jmp, kpt_asm_jmp_sites, hits,
+			ARRAY_SIZE(hits), kpt_run_jmp, NULL);
+}
+
+static void kpt_run_call(struct kunit *test, void *arg)
+{
+	KUNIT_EXPECT_EQ(test, kpt_asm_call(1), 10UL);
+	KUNIT_EXPECT_EQ(test, kpt_asm_call(50), 108UL);
+}
+
+static void kprobe_insn_call(struct kunit *test)
+{
+	static const unsigned int hits[] = { 2, 2, 2 };
+	struct kpt_probe *callee;
+
+	kpt_run_call(test, NULL);
+	/* Also one probe in the callee, hit through the emulated call. */
+	callee = kpt_probe_new(test, kpt_site(kpt_asm_helper,
+					      kpt_asm_helper_sites, 0), true);
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &callee->kp), 0);
+	kpt_probe_sites(test, kpt_asm_call, kpt_asm_call_sites, hits,
+			ARRAY_SIZE(hits), kpt_run_call, NULL);
+	/* Two passes, each running kpt_run_call() probed and unprobed. */
+	KUNIT_EXPECT_EQ(test, callee->pre_hits, 8U);
+	KUNIT_EXPECT_EQ(test, callee->post_hits, 8U);
+}
+
+static void kpt_run_jcc(struct kunit *test, void *arg)
+{
+	KUNIT_EXPECT_EQ(test, kpt_asm_jcc(0), 0UL);
+	KUNIT_EXPECT_EQ(test, kpt_asm_jcc(5), 1UL);
+	KUNIT_EXPECT_EQ(test, kpt_asm_jcc(200), 3UL);
+}
+
+static void kprobe_insn_jcc(struct kunit *test)
+{
+	/* Taken and not taken, short and near. */
+	static const unsigned int hits[] = { 3, 3, 3, 2, 3, 3, 1, 3 };
+
+	kpt_run_jcc(test, NULL);
+	kpt_probe_sites(test, kpt_asm_jcc, kpt_asm_jcc_sites, hits,
+			ARRAY_SIZE(hits), kpt_run_jcc, NULL);
+}
+
+/* Operand pairs that set every combination of CF, ZF, SF, OF and PF. */
+static const unsigned long kpt_cmp_pairs[][2] = {
+	{ 1, 2 }, { 2, 1 }, { 5, 5 }, { 0, 0 }, { -1UL, 1 }, { 1, -1UL },
+	{ LONG_MIN, 1 }, { LONG_MAX, -1UL }, { 0x80, 0x7f }, { 3, 0 },
+};
+
+#define KPT_NR_CMP	ARRAY_SIZE(kpt_cmp_pairs)
+
+static void kpt_run_jcc_all(struct kunit *test, void *arg)
+{
+	const unsigned long *want = arg;
+	unsigned int i;
+
+	for (i = 0; i < KPT_NR_CMP; i++)
+		KUNIT_EXPECT_EQ_MSG(test,
+				    kpt_asm_jcc_all(kpt_cmp_pairs[i][0],
+						    kpt_cmp_pairs[i][1]),
+				    want[i], "pair %u", i);
+}
+
+static void kprobe_insn_jcc_all_conditions(struct kunit *test)
+{
+	unsigned long *want = kunit_kcalloc(test, KPT_NR_CMP, sizeof(*want),
+					    GFP_KERNEL);
+	unsigned int *hits = kunit_kcalloc(test, 33, sizeof(*hits),
+					   GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	KUNIT_ASSERT_NOT_NULL(test, hits);
+	for (i = 0; i < KPT_NR_CMP; i++) {
+		want[i] = kpt_asm_jcc_all(kpt_cmp_pairs[i][0],
+					  kpt_cmp_pairs[i][1]);
+		/* Each condition and its negation: one taken, one not. */
+		KUNIT_EXPECT_EQ(test, hweight32(want[i] & 0xffff), 8);
+		KUNIT_EXPECT_EQ(test, want[i] & 0xffff, want[i] >> 16);
+	}
+	for (i = 0; i < 33; i++)
+		hits[i] = KPT_NR_CMP;
+	kpt_probe_sites(test, kpt_asm_jcc_all, kpt_asm_jcc_all_sites, hits,
+			33, kpt_run_jcc_all, want);
+}
+
+static void kpt_run_loop(struct kunit *test, void *arg)
+{
+	KUNIT_EXPECT_EQ(test, kpt_asm_loop(4), 12UL);
+	KUNIT_EXPECT_EQ(test, kpt_asm_loop(0), 0UL);
+}
+
+static void kprobe_insn_loop(struct kunit *test)
+{
+	static const unsigned int hits[] = { 2, 2, 2, 4, 4, 2 };
+
+	kpt_run_loop(test, NULL);
+	kpt_probe_sites(test, kpt_asm_loop, kpt_asm_loop_sites, hits,
+			ARRAY_SIZE(hits), kpt_run_loop, NULL);
+}
+
+static void kpt_run_pushpop(struct kunit *test, void *arg)
+{
+	KUNIT_EXPECT_EQ(test, kpt_asm_pushpop(0), 0x101aUL);
+	KUNIT_EXPECT_EQ(test, kpt_asm_pushpop(0x100), 0x121aUL);
+}
+
+static void kprobe_insn_push_pop(struct kunit *test)
+{
+	static const unsigned int hits[] = {
+		2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2
+	};
+
+	kpt_run_pushpop(test, NULL);
+	kpt_probe_sites(test, kpt_asm_pushpop, kpt_asm_pushpop_sites, hits,
+			ARRAY_SIZE(hits), kpt_run_pushpop, NULL);
+}
+
+#define KPT_FLAGS_MASK	(X86_EFLAGS_CF | X86_EFLAGS_PF | X86_EFLAGS_ZF | \
+			 X86_EFLAGS_SF | X86_EFLAGS_OF | X86_EFLAGS_TF | \
+			 X86_EFLAGS_IF | X86_EFLAGS_DF | X86_EFLAGS_AC)
+
+static void kpt_run_flags(struct kunit *test, void *arg)
+{
+	const unsigned long *want = arg;
+	unsigned int i;
+
+	for (i = 0; i < KPT_NR_CMP; i++)
+		KUNIT_EXPECT_EQ_MSG(test,
+				    kpt_asm_flags(kpt_cmp_pairs[i][0],
+						  kpt_cmp_pairs[i][1]) &
+				    KPT_FLAGS_MASK,
+				    want[i], "pair %u", i);
+}
+
+static void kprobe_insn_pushf(struct kunit *test)
+{
+	unsigned long *want = kunit_kcalloc(test, KPT_NR_CMP, sizeof(*want),
+					    GFP_KERNEL);
+	unsigned int *hits = kunit_kcalloc(test, 5, sizeof(*hits), GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	KUNIT_ASSERT_NOT_NULL(test, hits);
+	for (i = 0; i < KPT_NR_CMP; i++) {
+		want[i] = kpt_asm_flags(kpt_cmp_pairs[i][0],
+					kpt_cmp_pairs[i][1]) & KPT_FLAGS_MASK;
+		/* Interrupts on, no trap flag, as in any task. */
+		KUNIT_EXPECT_TRUE(test, want[i] & X86_EFLAGS_IF);
+		KUNIT_EXPECT_FALSE(test, want[i] & X86_EFLAGS_TF);
+	}
+	for (i = 0; i < 5; i++)
+		hits[i] = KPT_NR_CMP;
+	kpt_probe_sites(test, kpt_asm_flags, kpt_asm_flags_sites, hits, 5,
+			kpt_run_flags, want);
+}
+#endif /* CONFIG_X86_64 */
+
+/* ---------------------------------------------------------------------- */
+/* 5. Kretprobes                                                           */
+
+#define KPT_TRACE_MAX	32
+
+struct kpt_data {
+	unsigned long arg;
+	unsigned long cookie;
+};
+
+/* A kretprobe that counts and remembers what its handlers saw. */
+struct kpt_rprobe {
+	struct kretprobe rp;
+	atomic_t entry_hits;
+	atomic_t ret_hits;
+	int entry_ret;			/* what entry_handler returns */
+	bool use_data;			/* entry_handler fills struct kpt_data */
+	atomic_t data_ok;		/* return handlers that found it intact */
+	unsigned long retval;
+	unsigned long ret_addr;
+	struct kretprobe *seen_rp;
+	bool save_trace;
+	unsigned long trace[KPT_TRACE_MAX];
+	unsigned int trace_len;
+	unsigned long (*call_in_ret)(unsigned long x);
+	unsigned long call_result;
+};
+
+static struct kpt_rprobe *to_kpt_rprobe(struct kretprobe_instance *ri)
+{
+	return container_of(get_kretprobe(ri), struct kpt_rprobe, rp);
+}
+
+static int kpt_rp_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kpt_rprobe *r = to_kpt_rprobe(ri);
+
+	atomic_inc(&r->entry_hits);
+	if (r->use_data) {
+		struct kpt_data *d = (struct kpt_data *)ri->data;
+
+		d->arg = regs_get_kernel_argument(regs, 0);
+		d->cookie = d->arg ^ 0xc0ffee;
+	}
+	return r->entry_ret;
+}
+
+static int kpt_rp_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kpt_rprobe *r = to_kpt_rprobe(ri);
+
+	r->seen_rp = get_kretprobe(ri);
+	r->retval = regs_return_value(regs);
+	r->ret_addr = get_kretprobe_retaddr(ri);
+	if (r->use_data) {
+		struct kpt_data *d = (struct kpt_data *)ri->data;
+		unsigned long n = d->arg;
+
+		/* kpt_recurse(n) returns n(n+1)/2. */
+		if (d->cookie == (n ^ 0xc0ffee) && r->retval == n * (n + 1) / 2)
+			atomic_inc(&r->data_ok);
+	}
+	if (r->save_trace)
+		r->trace_len = stack_trace_save(r->trace, KPT_TRACE_MAX, 0);
+	if (r->call_in_ret)
+		r->call_result = r->call_in_ret(41);
+	atomic_inc(&r->ret_hits);
+	return 0;
+}
+
+static struct kpt_rprobe *kpt_rprobe_new(struct kunit *test, void *addr,
+					 int maxactive)
+{
+	struct kpt_rprobe *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->rp.kp.addr = addr;
+	r->rp.handler = kpt_rp_handler;
+	r->rp.entry_handler = kpt_rp_entry;
+	r->rp.maxactive = maxactive;
+	return r;
+}
+
+static void kretprobe_return_value(struct kunit *test)
+{
+	struct kpt_rprobe *r = kpt_rprobe_new(test, kpt_ret_target, 0);
+	unsigned long real_ra;
+
+	kpt_ret_caller(1);
+	real_ra = kpt_ret_target_ra;
+
+	KUNIT_ASSERT_EQ(test, kpt_register_ret(test, &r->rp), 0);
+	KUNIT_EXPECT_EQ(test, (unsigned long)r->rp.kp.addr,
+			kpt_entry_addr(kpt_ret_target));
+	KUNIT_EXPECT_EQ(test, kpt_ret_caller(10), 31UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->entry_hits), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret_hits), 1);
+	KUNIT_EXPECT_EQ(test, r->retval, 31UL);
+	KUNIT_EXPECT_PTR_EQ(test, r->seen_rp, &r->rp);
+	KUNIT_EXPECT_EQ(test, r->ret_addr, real_ra);
+	KUNIT_EXPECT_EQ(test, r->rp.nmissed, 0);
+
+	KUNIT_EXPECT_EQ(test, kpt_ret_caller(100), 301UL);
+	KUNIT_EXPECT_EQ(test, r->retval, 301UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret_hits), 2);
+}
+
+static void kretprobe_by_symbol(struct kunit *test)
+{
+	struct kpt_rprobe *r = kpt_rprobe_new(test, NULL, 0);
+
+	r->rp.kp.symbol_name = "kpt_ret_target";
+	KUNIT_ASSERT_EQ(test, kpt_register_ret(test, &r->rp), 0);
+	KUNIT_EXPECT_EQ(test, (unsigned long)r->rp.kp.addr,
+			kpt_entry_addr(kpt_ret_target));
+	KUNIT_EXPECT_EQ(test, kpt_ret_caller(2), 7UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret_hits), 1);
+	KUNIT_EXPECT_EQ(test, r->retval, 7UL);
+}
+
+static void kretprobe_invalid(struct kunit *test)
+{
+	struct kpt_rprobe *both = kpt_rprobe_new(test, kpt_ret_target, 0);
+	struct kpt_rprobe *mid = kpt_rprobe_new(test, NULL, 0);
+	struct kpt_rprobe *nok = kpt_rprobe_new(test, kpt_nokprobe_target, 0);
+
+	both->rp.kp.symbol_name = "kpt_ret_target";
+	KUNIT_EXPECT_EQ(test, kpt_register_ret(test, &both->rp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kpt_register_ret(test, &nok->rp), -EINVAL);
+#ifdef CONFIG_X86_64
+	/* Not a function entry. */
+	mid->rp.kp.symbol_name = "kpt_asm_regs";
+	mid->rp.kp.offset = kpt_asm_regs_sites[1];
+	KUNIT_EXPECT_EQ(test, kpt_register_ret(test, &mid->rp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kpt_asm_regs(0), 0x55UL + 0x1234);
+#endif
+	kpt_ret_caller(1);
+	kpt_nokprobe_target(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&both->entry_hits) +
+			atomic_read(&mid->entry_hits) +
+			atomic_read(&nok->entry_hits), 0);
+}
+
+static void kretprobe_entry_handler_skips(struct kunit *test)
+{
+	struct kpt_rprobe *r = kpt_rprobe_new(test, kpt_ret_target, 0);
+
+	r->entry_ret = 1;
+	KUNIT_ASSERT_EQ(test, kpt_register_ret(test, &r->rp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_ret_caller(3), 10UL);
+	KUNIT_EXPECT_EQ(test, kpt_ret_caller(4), 13UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->entry_hits), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret_hits), 0);
+	/* Declined by entry_handler is not missed. */
+	KUNIT_EXPECT_EQ(test, r->rp.nmissed, 0);
+
+	r->entry_ret = 0;
+	KUNIT_EXPECT_EQ(test, kpt_ret_caller(3), 10UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret_hits), 1);
+}
+
+static void kretprobe_data_size(struct kunit *test)
+{
+	struct kpt_rprobe *r = kpt_rprobe_new(test, kpt_recurse, 8);
+
+	r->use_data = true;
+	r->rp.data_size = sizeof(struct kpt_data);
+	KUNIT_ASSERT_EQ(test, kpt_register_ret(test, &r->rp), 0);
+	/* Five nested instances, each with its own data. */
+	KUNIT_EXPECT_EQ(test, kpt_recurse(4), 10UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->entry_hits), 5);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret_hits), 5);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->data_ok), 5);
+	KUNIT_EXPECT_EQ(test, r->retval, 10UL);
+	KUNIT_EXPECT_EQ(test, r->rp.nmissed, 0);
+}
+
+static void kretprobe_maxactive_exhausted(struct kunit *test)
+{
+	struct kpt_rprobe *r = kpt_rprobe_new(test, kpt_recurse, 1);
+
+	KUNIT_ASSERT_EQ(test, kpt_register_ret(test, &r->rp), 0);
+	/* Three nested calls, one instance: the inner two are missed. */
+	KUNIT_EXPECT_EQ(test, kpt_recurse(2), 3UL);
+	KUNIT_EXPECT_EQ(test, r->rp.nmissed, 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret_hits), 1);
+	/* A missed entry does not run entry_handler either. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->entry_hits), 1);
+	/* The outermost call got the instance. */
+	KUNIT_EXPECT_EQ(test, r->retval, 3UL);
+}
+
+static void kretprobe_maxactive_default(struct kunit *test)
+{
+	struct kpt_rprobe *r = kpt_rprobe_new(test, kpt_recurse, 0);
+
+	/* The default is at least 10 (max(10, 2 * CPUs)). */
+	KUNIT_ASSERT_EQ(test, kpt_register_ret(test, &r->rp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_recurse(9), 45UL);
+	KUNIT_EXPECT_EQ(test, r->rp.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret_hits), 10);
+}
+
+static void kretprobe_disable_enable(struct kunit *test)
+{
+	struct kpt_rprobe *r = kpt_rprobe_new(test, kpt_ret_target, 0);
+
+	r->rp.kp.flags = KPROBE_FLAG_DISABLED;
+	KUNIT_ASSERT_EQ(test, kpt_register_ret(test, &r->rp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_ret_caller(1), 4UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->entry_hits), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret_hits), 0);
+
+	KUNIT_ASSERT_EQ(test, enable_kretprobe(&r->rp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_ret_caller(1), 4UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret_hits), 1);
+
+	KUNIT_ASSERT_EQ(test, disable_kretprobe(&r->rp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_ret_caller(1), 4UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret_hits), 1);
+
+	KUNIT_ASSERT_EQ(test, enable_kretprobe(&r->rp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_ret_caller(1), 4UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret_hits), 2);
+
+	kpt_unregister_ret(test, &r->rp);
+	KUNIT_EXPECT_EQ(test, kpt_ret_caller(1), 4UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret_hits), 2);
+}
+
+static void kretprobes_batch_rollback(struct kunit *test)
+{
+	struct kpt_rprobe *a = kpt_rprobe_new(test, kpt_ret_target, 0);
+	struct kpt_rprobe *b = kpt_rprobe_new(test, kpt_recurse, 0);
+	struct kpt_rprobe *bad = kpt_rprobe_new(test, NULL, 0);
+	struct kretprobe *rps[] = { &a->rp, &b->rp, &bad->rp };
+
+	/* Neither symbol nor address. */
+	KUNIT_EXPECT_EQ(test, kpt_register_rets(test, rps, ARRAY_SIZE(rps)),
+			-EINVAL);
+	kpt_ret_caller(1);
+	kpt_recurse(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->entry_hits), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->entry_hits), 0);
+
+	/* Without the bad one, both work, and go away together. */
+	a->rp.kp.addr = (void *)kpt_ret_target;
+	a->rp.kp.flags = 0;
+	b->rp.kp.addr = (void *)kpt_recurse;
+	b->rp.kp.flags = 0;
+	KUNIT_ASSERT_EQ(test, kpt_register_rets(test, rps, 2), 0);
+	kpt_ret_caller(1);
+	kpt_recurse(1);
+	kpt_unregister_rets(test, rps, 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->ret_hits), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->ret_hits), 2);
+	kpt_ret_caller(1);
+	kpt_recurse(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->ret_hits), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->ret_hits), 2);
+}
+
+static void kretprobe_with_kprobe(struct kunit *test)
+{
+	struct kpt_rprobe *r = kpt_rprobe_new(test, kpt_ret_target, 0);
+	struct kpt_probe *p = kpt_probe_new(test, kpt_ret_target, true);
+
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &p->kp), 0);
+	KUNIT_ASSERT_EQ(test, kpt_register_ret(test, &r->rp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_ret_caller(5), 16UL);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, p->post_hits, 1U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->entry_hits), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret_hits), 1);
+	KUNIT_EXPECT_EQ(test, r->retval, 16UL);
+
+	kpt_unregister(test, &p->kp);
+	KUNIT_EXPECT_EQ(test, kpt_ret_caller(6), 19UL);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret_hits), 2);
+	KUNIT_EXPECT_EQ(test, r->retval, 19UL);
+}
+
+static void kretprobe_handler_hits_kprobe(struct kunit *test)
+{
+	struct kpt_rprobe *r = kpt_rprobe_new(test, kpt_ret_target, 0);
+	struct kpt_probe *p = kpt_probe_new(test, kpt_target_inner, false);
+
+	r->call_in_ret = kpt_target_inner;
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &p->kp), 0);
+	KUNIT_ASSERT_EQ(test, kpt_register_ret(test, &r->rp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_ret_caller(1), 4UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret_hits), 1);
+	/* A return handler is a kprobe handler: nested hits are missed. */
+	KUNIT_EXPECT_EQ(test, r->call_result, 41UL * 7 + 3);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 0U);
+	KUNIT_EXPECT_EQ(test, p->kp.nmissed, 1UL);
+}
+
+#ifdef CONFIG_STACKTRACE
+static bool kpt_trace_has(const unsigned long *trace, unsigned int len,
+			  unsigned long addr)
+{
+	unsigned int i;
+
+	for (i = 0; i < len; i++)
+		if (trace[i] == addr)
+			return true;
+	return false;
+}
+
+static bool kpt_trace_has_trampoline(const unsigned long *trace,
+				     unsigned int len)
+{
+	unsigned int i;
+
+	for (i = 0; i < len; i++)
+		if (kpt_is_trampoline(trace[i]))
+			return true;
+	return false;
+}
+#endif
+
+static void kretprobe_stacktrace_in_handler(struct kunit *test)
+{
+#ifdef CONFIG_STACKTRACE
+	struct kpt_rprobe *r = kpt_rprobe_new(test, kpt_ret_target, 0);
+	unsigned long real_ra;
+
+	kpt_ret_caller(1);
+	real_ra = kpt_ret_target_ra;
+
+	r->save_trace = true;
+	KUNIT_ASSERT_EQ(test, kpt_register_ret(test, &r->rp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_ret_caller(2), 7UL);
+	KUNIT_ASSERT_EQ(test, atomic_read(&r->ret_hits), 1);
+	KUNIT_EXPECT_GT(test, r->trace_len, 0U);
+	/* The caller's return address is there, the trampoline is not. */
+	KUNIT_EXPECT_TRUE_MSG(test, kpt_trace_has(r->trace, r->trace_len,
+						  real_ra),
+			      "no %pS in the return handler's stack trace",
+			      (void *)real_ra);
+	KUNIT_EXPECT_FALSE(test, kpt_trace_has_trampoline(r->trace,
+							  r->trace_len));
+#else
+	kunit_skip(test, "needs CONFIG_STACKTRACE");
+#endif
+}
+
+static int kpt_park_thread(void *arg)
+{
+	struct kpt_park *pk = arg;
+
+	pk->result = kpt_park_caller(pk);
+	WRITE_ONCE(pk->done, true);
+
+	set_current_state(TASK_INTERRUPTIBLE);
+	while (!kthread_should_stop()) {
+		schedule();
+		set_current_state(TASK_INTERRUPTIBLE);
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(kpt_complete_all_action, complete_all,
+			    struct completion *);
+
+static void kpt_park_stop(void *arg)
+{
+	struct task_struct *task = arg;
+
+	kthread_stop(task);
+	put_task_struct(task);
+}
+
+/* Is @task off its CPU and asleep? */
+static bool kpt_task_parked(struct task_struct *task)
+{
+	if (READ_ONCE(task->__state) != TASK_UNINTERRUPTIBLE)
+		return false;
+#ifdef CONFIG_SMP
+	if (READ_ONCE(task->on_cpu))
+		return false;
+#endif
+	return true;
+}
+
+static void kretprobe_parked_task(struct kunit *test)
+{
+	struct kpt_rprobe *r = kpt_rprobe_new(test, kpt_park_target, 1);
+	struct kpt_park *pk = kunit_kzalloc(test, sizeof(*pk), GFP_KERNEL);
+	unsigned long timeout = jiffies + 30 * HZ;
+	struct task_struct *task;
+	unsigned long real_ra;
+	unsigned long *trace;
+	unsigned int len = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, pk);
+	trace = kunit_kcalloc(test, KPT_TRACE_MAX, sizeof(*trace), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, trace);
+	init_completion(&pk->entered);
+	init_completion(&pk->release);
+
+	kpt_park_caller(NULL);
+	real_ra = kpt_park_target_ra;
+
+	KUNIT_ASSERT_EQ(test, kpt_register_ret(test, &r->rp), 0);
+	task = kthread_run(kpt_park_thread, pk, "kprobes_test_park");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	get_task_struct(task);
+	/* Release first (actions run last-in first-out), then stop. */
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kpt_park_stop,
+							task), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							kpt_complete_all_action,
+							&pk->release), 0);
+
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&pk->entered,
+							  30 * HZ), 0UL);
+	while (!kpt_task_parked(task) && time_before(jiffies, timeout))
+		usleep_range(1000, 2000);
+	KUNIT_ASSERT_TRUE(test, kpt_task_parked(task));
+
+	/* Its only instance is taken: this call is missed. */
+	KUNIT_EXPECT_EQ(test, kpt_park_caller(NULL), 11UL);
+	KUNIT_EXPECT_EQ(test, r->rp.nmissed, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->entry_hits), 1);
+
+#ifdef CONFIG_STACKTRACE
+	len = stack_trace_save_tsk(task, trace, KPT_TRACE_MAX, 0);
+	KUNIT_EXPECT_GT(test, len, 0U);
+	KUNIT_EXPECT_TRUE_MSG(test, kpt_trace_has(trace, len, real_ra),
+			      "no %pS in the parked task's stack trace",
+			      (void *)real_ra);
+	KUNIT_EXPECT_FALSE(test, kpt_trace_has_trampoline(trace, len));
+#endif
+
+	complete_all(&pk->release);
+	while (!READ_ONCE(pk->done) && time_before(jiffies, timeout))
+		usleep_range(1000, 2000);
+	KUNIT_ASSERT_TRUE(test, READ_ONCE(pk->done));
+	KUNIT_EXPECT_EQ(test, pk->result, 11UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret_hits), 1);
+	KUNIT_EXPECT_EQ(test, r->retval, 11UL);
+	KUNIT_EXPECT_EQ(test, r->ret_addr, real_ra);
+}
+
+/* ---------------------------------------------------------------------- */
+/* 6. fault_handler                                                        */
+
+#ifdef CONFIG_X86_64
+#define KPT_GP_MARK	0x600dUL
+
+static int kpt_fault_note(struct kprobe *kp, struct pt_regs *regs, int trapnr)
+{
+	struct kpt_probe *p = to_kpt_probe(kp);
+
+	p->fault_hits++;
+	p->fault_trapnr = trapnr;
+	return 0;
+}
+
+/* Steps over the faulting load of kpt_asm_gp(), which then returns a mark. */
+static int kpt_fault_fix_gp(struct kprobe *kp, struct pt_regs *regs,
+			    int trapnr)
+{
+	struct kpt_probe *p = to_kpt_probe(kp);
+
+	p->fault_hits++;
+	p->fault_trapnr = trapnr;
+	if (trapnr != X86_TRAP_GP || regs->ip != p->fault_ip)
+		return 0;
+	regs->ip += p->fault_len;
+	regs->ax = KPT_GP_MARK;
+	return 1;
+}
+
+static int kpt_pre_load_bad(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct kpt_probe *p = to_kpt_probe(kp);
+
+	p->pre_hits++;
+	p->call_result = kpt_asm_load((const unsigned long *)p->arg);
+	return 0;
+}
+
+static int kpt_pre_gp(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct kpt_probe *p = to_kpt_probe(kp);
+
+	p->pre_hits++;
+	p->call_result = kpt_asm_gp();
+	return 0;
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(kpt_vfree_action, vfree, const void *);
+
+/* An address in the guard page behind a vmalloc() area: never mapped. */
+static const unsigned long *kpt_unmapped(struct kunit *test)
+{
+	void *area = vmalloc(PAGE_SIZE);
+
+	KUNIT_ASSERT_NOT_NULL(test, area);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kpt_vfree_action,
+							area), 0);
+	return area + PAGE_SIZE;
+}
+
+static void kprobe_fault_in_single_step(struct kunit *test)
+{
+	void *site = kpt_site(kpt_asm_load, kpt_asm_load_sites, 0);
+	struct kpt_probe *p = kpt_probe_new(test, site, true);
+	const unsigned long *bad = kpt_unmapped(test);
+	unsigned long good = 0xfeed;
+	int pc = preempt_count();
+
+	p->kp.fault_handler = kpt_fault_note;
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &p->kp), 0);
+
+	/* The probed load faults; its exception-table fixup still applies. */
+	KUNIT_EXPECT_EQ(test, kpt_asm_load(bad), (unsigned long)-EFAULT);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, p->fault_hits, 1U);
+	KUNIT_EXPECT_EQ(test, p->fault_trapnr, X86_TRAP_PF);
+	KUNIT_EXPECT_EQ(test, p->post_hits, 0U);
+	KUNIT_EXPECT_EQ(test, preempt_count(), pc);
+	preempt_disable();
+	KUNIT_EXPECT_NULL(test, kpt_running());
+	preempt_enable();
+
+	/* And the probe goes on working. */
+	KUNIT_EXPECT_EQ(test, kpt_asm_load(&good), 0xfeedUL);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 2U);
+	KUNIT_EXPECT_EQ(test, p->post_hits, 1U);
+	KUNIT_EXPECT_EQ(test, p->fault_hits, 1U);
+}
+
+static void kprobe_fault_in_handler(struct kunit *test)
+{
+	struct kpt_probe *p = kpt_probe_new(test, kpt_target_add, true);
+	int pc = preempt_count();
+
+	p->kp.pre_handler = kpt_pre_load_bad;
+	p->kp.fault_handler = kpt_fault_note;
+	p->arg = (unsigned long)kpt_unmapped(test);
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &p->kp), 0);
+
+	KUNIT_EXPECT_EQ(test, kpt_target_add(1, 2), 3UL);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, p->fault_hits, 1U);
+	KUNIT_EXPECT_EQ(test, p->fault_trapnr, X86_TRAP_PF);
+	/* fault_handler declined; the exception table fixed the load up. */
+	KUNIT_EXPECT_EQ(test, p->call_result, (unsigned long)-EFAULT);
+	KUNIT_EXPECT_EQ(test, p->post_hits, 1U);
+	KUNIT_EXPECT_EQ(test, preempt_count(), pc);
+}
+
+static void kprobe_fault_handler_handles(struct kunit *test)
+{
+	struct kpt_probe *p = kpt_probe_new(test, kpt_target_add, true);
+
+	p->kp.pre_handler = kpt_pre_gp;
+	p->kp.fault_handler = kpt_fault_fix_gp;
+	p->fault_ip = (unsigned long)kpt_site(kpt_asm_gp, kpt_asm_gp_sites, 1);
+	p->fault_len = kpt_asm_gp_sites[2] - kpt_asm_gp_sites[1];
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &p->kp), 0);
+
+	/* The #GP in pre_handler is handled by fault_handler returning 1. */
+	KUNIT_EXPECT_EQ(test, kpt_target_add(2, 2), 4UL);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, p->fault_hits, 1U);
+	KUNIT_EXPECT_EQ(test, p->fault_trapnr, X86_TRAP_GP);
+	KUNIT_EXPECT_EQ(test, p->call_result, KPT_GP_MARK);
+	KUNIT_EXPECT_EQ(test, p->post_hits, 1U);
+}
+#endif /* CONFIG_X86_64 */
+
+static struct kunit_case kprobes_test_cases[] = {
+	/* 1. registration */
+	KUNIT_CASE(kprobe_register_by_symbol),
+	KUNIT_CASE(kprobe_register_by_addr),
+	KUNIT_CASE(kprobe_unknown_symbol),
+	KUNIT_CASE(kprobe_mod_sym_absent_module),
+	KUNIT_CASE(kprobe_mod_sym),
+	KUNIT_CASE(kprobe_symbol_and_addr),
+	KUNIT_CASE(kprobe_no_symbol_no_addr),
+	KUNIT_CASE(kprobe_not_text),
+	KUNIT_CASE(kprobe_blacklist_local),
+	KUNIT_CASE(kprobe_blacklist_kernel),
+	KUNIT_CASE(kprobe_register_twice),
+	KUNIT_CASE(kprobe_flag_disabled),
+	KUNIT_CASE(kprobe_disable_enable),
+	KUNIT_CASE(kprobe_unregister),
+#ifdef CONFIG_X86_64
+	KUNIT_CASE(kprobe_register_symbol_offset),
+	KUNIT_CASE(kprobe_not_insn_boundary),
+#endif
+	/* 2. handlers */
+	KUNIT_CASE(kprobe_pre_post_order),
+#ifdef CONFIG_X86_64
+	KUNIT_CASE(kprobe_post_handler_regs),
+	KUNIT_CASE(kprobe_pre_handler_moves_ip),
+#endif
+	KUNIT_CASE(kprobe_nmissed_nested),
+	KUNIT_CASE(kprobe_nmissed_self),
+	/* 3. several probes, batches, concurrency */
+	KUNIT_CASE(kprobe_aggregate_all_handlers),
+	KUNIT_CASE(kprobe_aggregate_disable_one),
+	KUNIT_CASE(kprobe_aggregate_all_disabled),
+	KUNIT_CASE(kprobe_aggregate_partial_unregister),
+	KUNIT_CASE(kprobes_batch),
+	KUNIT_CASE(kprobes_batch_rollback),
+	KUNIT_CASE(kprobe_concurrent_hits),
+	KUNIT_CASE(kprobe_unregister_waits_for_handlers),
+	/* 4. x86-64 instructions */
+#ifdef CONFIG_X86_64
+	KUNIT_CASE(kprobe_insn_rip_relative),
+	KUNIT_CASE(kprobe_insn_jmp),
+	KUNIT_CASE(kprobe_insn_call),
+	KUNIT_CASE(kprobe_insn_jcc),
+	KUNIT_CASE(kprobe_insn_jcc_all_conditions),
+	KUNIT_CASE(kprobe_insn_loop),
+	KUNIT_CASE(kprobe_insn_push_pop),
+	KUNIT_CASE(kprobe_insn_pushf),
+#endif
+	/* 5. kretprobes */
+	KUNIT_CASE(kretprobe_return_value),
+	KUNIT_CASE(kretprobe_by_symbol),
+	KUNIT_CASE(kretprobe_invalid),
+	KUNIT_CASE(kretprobe_entry_handler_skips),
+	KUNIT_CASE(kretprobe_data_size),
+	KUNIT_CASE(kretprobe_maxactive_exhausted),
+	KUNIT_CASE(kretprobe_maxactive_default),
+	KUNIT_CASE(kretprobe_disable_enable),
+	KUNIT_CASE(kretprobes_batch_rollback),
+	KUNIT_CASE(kretprobe_with_kprobe),
+	KUNIT_CASE(kretprobe_handler_hits_kprobe),
+	KUNIT_CASE(kretprobe_stacktrace_in_handler),
+	KUNIT_CASE(kretprobe_parked_task),
+	/* 6. fault_handler, last */
+#ifdef CONFIG_X86_64
+	KUNIT_CASE(kprobe_fault_in_single_step),
+	KUNIT_CASE(kprobe_fault_in_handler),
+	KUNIT_CASE(kprobe_fault_handler_handles),
+#endif
+	{}
+};
+
+static struct kunit_suite kprobes_test_suite = {
+	.name = "kprobes",
+	.init = kprobes_test_init,
+	.test_cases = kprobes_test_cases,
+};
+
+kunit_test_suites(&kprobes_test_suite);
+
+MODULE_DESCRIPTION("KUnit tests for kprobes and kretprobes");
+MODULE_LICENSE("GPL");
