@@ -98,16 +98,9 @@ if [ "$action" = shell ]; then
 fi
 cmd=${cmd//-serial SERIAL/-serial file:$run/console.log}
 set +e
-if [ "$action" = demo ]; then
-	# Follow the console as the guest prints it.
-	: > "$run/console.log"
-	tail -n +1 -f "$run/console.log" --pid=$$ 2>/dev/null | sed -n '/^KP-DEMO-BEGIN/,/^KP-DEMO-END/p' | grep -v '^KP-DEMO' &
-	follower=$!
-fi
 timeout --kill-after=10 "$timeout_s" bash -c "$cmd" < /dev/null > "$run/qemu.log" 2>&1
 rc=$?
 set -e
-[ -z "${follower:-}" ] || { sleep 1; kill "$follower" 2>/dev/null || true; }
 echo $(( $(date +%s) - start )) > "$run/seconds"
 if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 	echo "guest timed out after ${timeout_s}s" > "$run/timeout"
@@ -116,3 +109,9 @@ elif [ "$rc" != 0 ]; then
 	kp_say "qemu exited with $rc: $(tail -n 3 "$run/qemu.log")"
 fi
 kp_say "guest ran for $(cat "$run/seconds") s"
+if [ "$action" = demo ]; then
+	# The firmware's terminal escapes share the first line with the marker.
+	tr -d '\r' < "$run/console.log" | sed -n '/KP-DEMO-BEGIN/,/^KP-DEMO-END/p' |
+		grep -av 'KP-DEMO' ||
+		kp_die "the demo printed nothing; see $run/console.log"
+fi
