@@ -205,31 +205,44 @@ static void kpt_unregister(struct kunit *test, struct kprobe *kp)
 	kunit_release_action(test, kpt_unregister_kprobe_action, kp);
 }
 
+/*
+ * Batch registrations defer one unregister action per member, so a case
+ * that fails half way still leaves nothing registered.  The batch helpers
+ * for kprobes and kretprobes share these two loops over their members.
+ */
+static int kpt_defer_each(struct kunit *test, kunit_action_t *action,
+			  void *const *members, int num)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < num && !ret; i++)
+		ret = kunit_add_action_or_reset(test, action, members[i]);
+	return ret;
+}
+
+static void kpt_forget_each(struct kunit *test, kunit_action_t *action,
+			    void *const *members, int num)
+{
+	int i;
+
+	for (i = 0; i < num; i++)
+		kunit_remove_action(test, action, members[i]);
+}
+
 static int kpt_register_many(struct kunit *test, struct kprobe **kps, int num)
 {
 	int ret = register_kprobes(kps, num);
-	int i;
 
-	if (ret)
-		return ret;
-	for (i = 0; i < num; i++) {
-		ret = kunit_add_action_or_reset(test,
-						kpt_unregister_kprobe_action,
-						kps[i]);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return ret ? ret : kpt_defer_each(test, kpt_unregister_kprobe_action,
+					  (void *const *)kps, num);
 }
 
 static void kpt_unregister_many(struct kunit *test, struct kprobe **kps,
 				int num)
 {
-	int i;
-
 	unregister_kprobes(kps, num);
-	for (i = 0; i < num; i++)
-		kunit_remove_action(test, kpt_unregister_kprobe_action, kps[i]);
+	kpt_forget_each(test, kpt_unregister_kprobe_action,
+			(void *const *)kps, num);
 }
 
 static int kpt_register_ret(struct kunit *test, struct kretprobe *rp)
@@ -251,29 +264,17 @@ static int kpt_register_rets(struct kunit *test, struct kretprobe **rps,
 			     int num)
 {
 	int ret = register_kretprobes(rps, num);
-	int i;
 
-	if (ret)
-		return ret;
-	for (i = 0; i < num; i++) {
-		ret = kunit_add_action_or_reset(test,
-						kpt_unregister_kretprobe_action,
-						rps[i]);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return ret ? ret : kpt_defer_each(test, kpt_unregister_kretprobe_action,
+					  (void *const *)rps, num);
 }
 
 static void kpt_unregister_rets(struct kunit *test, struct kretprobe **rps,
 				int num)
 {
-	int i;
-
 	unregister_kretprobes(rps, num);
-	for (i = 0; i < num; i++)
-		kunit_remove_action(test, kpt_unregister_kretprobe_action,
-				    rps[i]);
+	kpt_forget_each(test, kpt_unregister_kretprobe_action,
+			(void *const *)rps, num);
 }
 
 /* The address a probe on @fn+0 must report (past ENDBR on IBT kernels). */
