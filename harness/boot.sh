@@ -41,7 +41,11 @@ qemu_cmd() {
 	cmdline+=" console=ttyS0 loglevel=${KP_LOGLEVEL:-8} panic=-1 nokaslr"
 	cmdline+=" init=$KP_REPO/harness/guest/init.sh"
 	cmdline+=" KP_ACTION=$action KP_FILTER=${filter:-all} KP_REPO=$KP_REPO KP_SRC=$src"
-	cmdline+=" KP_MODE=$KP_MODE KP_CANARY=${KP_CANARY:-none}"
+	cmdline+=" KP_MODE=$KP_MODE KP_CANARY=${KP_CANARY:-none} KP_SMP=${KP_SMP:-2}"
+	# A probe on __init text, defined at boot: guest-tests/kprobe_init_gone.sh
+	# checks it went [GONE] when that text was freed.
+	[ "$action" != test ] ||
+		cmdline+=" kprobe_event=p:kprobes/kpt_boot_init,kernel_init_freeable"
 	cmdline+=" ${KP_CMDLINE:-}"
 	echo qemu-system-x86_64 "$@" -m "${KP_MEM:-2G}" -smp "${KP_SMP:-2}" \
 		-cpu max -nographic -no-reboot -nodefaults -serial SERIAL \
@@ -87,7 +91,7 @@ probe_kvm() {
 }
 
 accel=$(accel_args)
-kp_say "booting $release ($KP_MODE) with ${accel#-accel }, 2 vCPUs; console: $run/console.log"
+kp_say "booting $release ($KP_MODE) with ${accel#-accel }, ${KP_SMP:-2} vCPUs; console: $run/console.log"
 echo "${accel#-accel }" > "$run/accel"
 cmd=$(qemu_cmd $accel)
 start=$(date +%s)

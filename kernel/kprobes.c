@@ -1560,17 +1560,18 @@ static bool __maybe_unused kprobe_is_kretprobe(struct kprobe *p)
 
 /*
  * The text under @site is about to be freed: mark it and its members gone.
- * Module text is still mapped when the notifiers run, so @disarm it first:
- * otherwise ftrace's filter would keep the address of an ftrace-based site.
- * The kernel's own __init text cannot be patched any more at that point
- * (the text patching code no longer treats it as kernel text), so its
- * breakpoints are left to be freed with it.
+ * Module text is still mapped and patchable when the notifiers run, so its
+ * sites are disarmed first (@pokeable).  The kernel's own __init text is no
+ * longer core kernel text by then and its breakpoints are freed with it;
+ * an ftrace-based site there is still taken out of our ftrace_ops, because
+ * ftrace forgets its records of that text right after us and must not be
+ * left filtering on an address it no longer knows.
  */
-static void kprobe_retire_site(struct kprobe *site, bool disarm)
+static void kprobe_retire_site(struct kprobe *site, bool pokeable)
 {
 	struct kprobe *member;
 
-	if (disarm && site_armed(site))
+	if (site_armed(site) && (pokeable || kprobe_ftrace(site)))
 		arch_disarm_kprobe(site);
 	site->flags |= KPROBE_FLAG_GONE;
 	if (!kprobe_is_group(site))
@@ -1580,7 +1581,7 @@ static void kprobe_retire_site(struct kprobe *site, bool disarm)
 }
 
 static void kprobe_retire_range(bool (*inside)(unsigned long, void *),
-				void *arg, bool disarm)
+				void *arg, bool pokeable)
 {
 	struct kprobe *site;
 	unsigned int i;
@@ -1589,7 +1590,7 @@ static void kprobe_retire_range(bool (*inside)(unsigned long, void *),
 		hlist_for_each_entry(site, &kprobe_table[i], hlist) {
 			if (!kprobe_gone(site) &&
 			    inside((unsigned long)site->addr, arg))
-				kprobe_retire_site(site, disarm);
+				kprobe_retire_site(site, pokeable);
 		}
 	}
 }

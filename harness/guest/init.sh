@@ -44,6 +44,8 @@ demo)
 	bash "$KP_REPO/harness/guest/demo.sh" 2>&1
 	;;
 test)
+	# What the boot left in the registry, before any test changes it.
+	cp /sys/kernel/debug/kprobes/list /mnt/out/boot-kprobes-list 2>/dev/null
 	bash "$KP_REPO/harness/guest/run-tests.sh" "$KP_FILTER" 2>&1 | tee /mnt/out/guest-output.log
 	;;
 shell)
