@@ -59,6 +59,28 @@
  * site_armed() is true, and every transition below writes or removes it as
  * that predicate changes.
  *
+ * Optimized sites (CONFIG_OPTPROBES)
+ * ----------------------------------
+ * An armed breakpoint site with no post_handler (for a group: no member
+ * with one), not attached through ftrace, while the sysctl
+ * debug.kprobes-optimization is 1, is a candidate for a jump:
+ *
+ *   armed --optimizer prepares--> detour --optimizer, after grace periods-->
+ *   optimized (KPROBE_FLAG_OPTIMIZED, listed [OPTIMIZED])
+ *
+ *  - detour: the arch proved the instructions at the address may be
+ *    replaced by a jump and built a detour buffer that runs the handlers
+ *    and copies of those instructions; the breakpoint is still there, and
+ *    its hits run the detour's copies rather than the site's own slot.
+ *  - optimized: the jump replaced the breakpoint.
+ *  Only the optimizer work (kprobe_optimizer_fn()) moves a site forward.
+ *  Back to a plain breakpoint, with the detour dropped, synchronously under
+ *  kprobe_mutex: disarming (disable, unregister, the "enabled" knob, text
+ *  going away), a member with a post_handler joining, a probe registered
+ *  inside the bytes the jump covers.  Turning the sysctl to 0 only puts the
+ *  breakpoints back (optimized -> detour); turning it to 1 requeues the
+ *  optimizer.
+ *
  * Locking
  * -------
  *  - kprobe_mutex serialises every change: the table, group membership,
@@ -75,8 +97,17 @@
  *  - Out-of-line slots may still be executed by a preempted task after a
  *    probe is gone (a "boosted" copy runs with interrupts on), so slots are
  *    recycled only after synchronize_rcu_tasks(), in a garbage collector.
- *  - Lock order: kprobe_mutex -> jump_label_mutex / slot cache mutex ->
- *    text_mutex.
+ *  - The optimizer work takes kprobe_mutex to prepare detours and to write
+ *    jumps, and drops it while it waits for the grace periods that let
+ *    tasks leave the bytes to be replaced; what it does after relocking it
+ *    rests only on what it finds in the table then (an epoch counter says
+ *    which detours have waited long enough).  Dropped detours are freed
+ *    after synchronize_rcu() and synchronize_rcu_tasks() by
+ *    kprobe_opt_reap(), under its own mutex and without kprobe_mutex; an
+ *    unregistration that dropped one reaps before it returns.
+ *  - Lock order: kprobe_opt_reap_mutex -> kprobe_mutex -> jump_label_mutex
+ *    / slot cache mutex -> text_mutex.  Jumps are written with text_mutex
+ *    held across the batch (text_poke_queue() / text_poke_finish()).
  */
 
 #define pr_fmt(fmt) "kprobes: " fmt
@@ -120,8 +151,15 @@ static bool kprobes_all_disarmed;
 /* Registration is refused until the blacklist is built. */
 static bool kprobes_initialized;
 
-/* ftrace died: nothing may be attached through it any more. */
-static bool kprobe_ftrace_disabled __maybe_unused;
+#ifdef CONFIG_KPROBES_ON_FTRACE
+/*
+ * ftrace died: nothing may be attached through it any more, and the
+ * ftrace handler ignores the probes attached already.
+ */
+bool kprobe_ftrace_disabled;
+#else
+static const bool kprobe_ftrace_disabled;
+#endif
 
 DEFINE_PER_CPU(struct kprobe *, current_kprobe);
 /* kprobe_running() is inline: modules read the variable itself. */
@@ -292,19 +330,21 @@ NOKPROBE_SYMBOL(kprobe_busy_end);
 /* ---------------------------------------------------------------------- */
 
 /*
- * Slots are KPROBE_INSN_SLOT_SIZE bytes carved out of executable pages the
- * arch allocates.  A slot is free, in use, dirty (released by its probe but
- * possibly still executed by a task that was preempted inside a boosted
- * copy) or aging (dirty when the collector started waiting).  The collector
- * runs from a work item: it turns dirty slots into aging ones, waits with
- * synchronize_rcu_tasks() until every task has passed a voluntary context
- * switch (so none is inside an aging slot any more), then frees them and
- * returns empty pages.  Nobody else ever waits for that: allocation takes a
- * new page rather than block behind the collector.  The page list is
- * RCU-readable because unwinders (is_kprobe_insn_slot()) and
- * /proc/kallsyms walk it without the lock.
+ * Slots are carved out of executable pages the arch allocates.  There are
+ * two caches of them: KPROBE_INSN_SLOT_SIZE slots for the breakpoint path's
+ * instruction copies, and (CONFIG_OPTPROBES) KPROBE_OPTINSN_SLOT_SIZE slots
+ * for jump-optimization detours.  A slot is free, in use, dirty (released
+ * by its probe but possibly still executed by a task that was preempted
+ * inside it) or aging (dirty when the collector started waiting).  Each
+ * cache's collector runs from a work item: it turns dirty slots into aging
+ * ones, waits with synchronize_rcu_tasks() until every task has passed a
+ * voluntary context switch (so none is inside an aging slot any more), then
+ * frees them and returns empty pages.  Nobody else ever waits for that:
+ * allocation takes a new page rather than block behind the collector.  The
+ * page lists are RCU-readable because unwinders (is_kprobe_insn_slot(),
+ * is_kprobe_optinsn_slot()) and /proc/kallsyms walk them without the lock.
  */
-#define KPROBE_SLOTS_PER_PAGE	(PAGE_SIZE / KPROBE_INSN_SLOT_SIZE)
+#define KPROBE_MAX_SLOTS_PER_PAGE	(PAGE_SIZE / KPROBE_INSN_SLOT_SIZE)
 
 enum kprobe_slot_state {
 	KPROBE_SLOT_FREE,
@@ -317,15 +357,51 @@ struct kprobe_insn_page {
 	struct list_head list;
 	kprobe_opcode_t *base;
 	unsigned int nused;
-	u8 state[KPROBE_SLOTS_PER_PAGE];
+	u8 state[KPROBE_MAX_SLOTS_PER_PAGE];
 	struct rcu_head rcu;
 };
 
-static DEFINE_MUTEX(kprobe_slot_mutex);
-static LIST_HEAD(kprobe_insn_pages);
+/**
+ * struct kprobe_slot_cache - one size of out-of-line slots
+ * @sym: the pages' name in /proc/kallsyms
+ * @slot_size: bytes per slot
+ * @nslots: slots per page
+ * @mutex: protects @pages' slot states and membership
+ * @pages: struct kprobe_insn_page list; RCU-readable
+ * @gc: the collector
+ */
+struct kprobe_slot_cache {
+	const char *sym;
+	unsigned int slot_size;
+	unsigned int nslots;
+	struct mutex mutex;	/* see the kernel-doc above */
+	struct list_head pages;
+	struct delayed_work gc;
+};
 
 static void kprobe_slot_gc_work_fn(struct work_struct *work);
-static DECLARE_DELAYED_WORK(kprobe_slot_gc_work, kprobe_slot_gc_work_fn);
+
+static struct kprobe_slot_cache kprobe_insn_slots = {
+	.sym = "kprobe_insn_page",
+	.slot_size = KPROBE_INSN_SLOT_SIZE,
+	.nslots = PAGE_SIZE / KPROBE_INSN_SLOT_SIZE,
+	.mutex = __MUTEX_INITIALIZER(kprobe_insn_slots.mutex),
+	.pages = LIST_HEAD_INIT(kprobe_insn_slots.pages),
+	.gc = __DELAYED_WORK_INITIALIZER(kprobe_insn_slots.gc,
+					 kprobe_slot_gc_work_fn, 0),
+};
+
+#ifdef CONFIG_OPTPROBES
+static struct kprobe_slot_cache kprobe_optinsn_slots = {
+	.sym = "kprobe_optinsn_page",
+	.slot_size = KPROBE_OPTINSN_SLOT_SIZE,
+	.nslots = PAGE_SIZE / KPROBE_OPTINSN_SLOT_SIZE,
+	.mutex = __MUTEX_INITIALIZER(kprobe_optinsn_slots.mutex),
+	.pages = LIST_HEAD_INIT(kprobe_optinsn_slots.pages),
+	.gc = __DELAYED_WORK_INITIALIZER(kprobe_optinsn_slots.gc,
+					 kprobe_slot_gc_work_fn, 0),
+};
+#endif
 
 void * __weak alloc_insn_page(void)
 {
@@ -338,14 +414,15 @@ static void kprobe_insn_page_free_rcu(struct rcu_head *head)
 }
 
 /* Move every slot in state @from to @to; returns how many moved. */
-static unsigned int kprobe_slots_move(enum kprobe_slot_state from,
+static unsigned int kprobe_slots_move(struct kprobe_slot_cache *c,
+				      enum kprobe_slot_state from,
 				      enum kprobe_slot_state to)
 {
 	struct kprobe_insn_page *kip;
 	unsigned int i, moved = 0;
 
-	list_for_each_entry(kip, &kprobe_insn_pages, list) {
-		for (i = 0; i < KPROBE_SLOTS_PER_PAGE; i++) {
+	list_for_each_entry(kip, &c->pages, list) {
+		for (i = 0; i < c->nslots; i++) {
 			if (kip->state[i] != from)
 				continue;
 			kip->state[i] = to;
@@ -359,20 +436,22 @@ static unsigned int kprobe_slots_move(enum kprobe_slot_state from,
 
 static void kprobe_slot_gc_work_fn(struct work_struct *work)
 {
+	struct kprobe_slot_cache *c =
+		container_of(to_delayed_work(work), struct kprobe_slot_cache, gc);
 	struct kprobe_insn_page *kip, *next;
 	unsigned int aging;
 
-	mutex_lock(&kprobe_slot_mutex);
-	aging = kprobe_slots_move(KPROBE_SLOT_DIRTY, KPROBE_SLOT_AGING);
-	mutex_unlock(&kprobe_slot_mutex);
+	mutex_lock(&c->mutex);
+	aging = kprobe_slots_move(c, KPROBE_SLOT_DIRTY, KPROBE_SLOT_AGING);
+	mutex_unlock(&c->mutex);
 	if (!aging)
 		return;
 
 	synchronize_rcu_tasks();
 
-	mutex_lock(&kprobe_slot_mutex);
-	kprobe_slots_move(KPROBE_SLOT_AGING, KPROBE_SLOT_FREE);
-	list_for_each_entry_safe(kip, next, &kprobe_insn_pages, list) {
+	mutex_lock(&c->mutex);
+	kprobe_slots_move(c, KPROBE_SLOT_AGING, KPROBE_SLOT_FREE);
+	list_for_each_entry_safe(kip, next, &c->pages, list) {
 		if (kip->nused)
 			continue;
 		list_del_rcu(&kip->list);
@@ -380,42 +459,35 @@ static void kprobe_slot_gc_work_fn(struct work_struct *work)
 		execmem_free(kip->base);
 		call_rcu(&kip->rcu, kprobe_insn_page_free_rcu);
 	}
-	mutex_unlock(&kprobe_slot_mutex);
+	mutex_unlock(&c->mutex);
 }
 
-static kprobe_opcode_t *kprobe_slot_take(void)
+static kprobe_opcode_t *kprobe_slot_take(struct kprobe_slot_cache *c)
 {
 	struct kprobe_insn_page *kip;
 	unsigned int i;
 
-	list_for_each_entry(kip, &kprobe_insn_pages, list) {
-		if (kip->nused == KPROBE_SLOTS_PER_PAGE)
+	list_for_each_entry(kip, &c->pages, list) {
+		if (kip->nused == c->nslots)
 			continue;
-		for (i = 0; i < KPROBE_SLOTS_PER_PAGE; i++) {
+		for (i = 0; i < c->nslots; i++) {
 			if (kip->state[i] != KPROBE_SLOT_FREE)
 				continue;
 			kip->state[i] = KPROBE_SLOT_USED;
 			kip->nused++;
-			return kip->base + i * KPROBE_INSN_SLOT_SIZE;
+			return kip->base + i * c->slot_size;
 		}
 	}
 	return NULL;
 }
 
-/**
- * get_insn_slot() - allocate an out-of-line instruction slot
- *
- * Context: may sleep.
- * Return: a KPROBE_INSN_SLOT_SIZE byte executable slot filled with
- * breakpoints, or NULL.
- */
-kprobe_opcode_t *get_insn_slot(void)
+static kprobe_opcode_t *kprobe_slot_get(struct kprobe_slot_cache *c)
 {
 	struct kprobe_insn_page *kip;
 	kprobe_opcode_t *slot;
 
-	mutex_lock(&kprobe_slot_mutex);
-	slot = kprobe_slot_take();
+	mutex_lock(&c->mutex);
+	slot = kprobe_slot_take(c);
 	if (slot)
 		goto out;
 
@@ -430,10 +502,56 @@ kprobe_opcode_t *get_insn_slot(void)
 	kip->state[0] = KPROBE_SLOT_USED;
 	kip->nused = 1;
 	slot = kip->base;
-	list_add_rcu(&kip->list, &kprobe_insn_pages);
+	list_add_rcu(&kip->list, &c->pages);
 out:
-	mutex_unlock(&kprobe_slot_mutex);
+	mutex_unlock(&c->mutex);
 	return slot;
+}
+
+static void kprobe_slot_put(struct kprobe_slot_cache *c, kprobe_opcode_t *slot)
+{
+	struct kprobe_insn_page *kip;
+	unsigned long idx;
+
+	mutex_lock(&c->mutex);
+	list_for_each_entry(kip, &c->pages, list) {
+		if (slot < kip->base || slot >= kip->base + PAGE_SIZE)
+			continue;
+		idx = (slot - kip->base) / c->slot_size;
+		if (!WARN_ON_ONCE(kip->state[idx] != KPROBE_SLOT_USED))
+			kip->state[idx] = KPROBE_SLOT_DIRTY;
+		break;
+	}
+	mutex_unlock(&c->mutex);
+	schedule_delayed_work(&c->gc, HZ);
+}
+
+static bool kprobe_slot_page_of(struct kprobe_slot_cache *c, unsigned long addr)
+{
+	unsigned long page = addr & PAGE_MASK;
+	struct kprobe_insn_page *kip;
+	bool found = false;
+
+	/* Slot pages are page-aligned: compare page addresses. */
+	rcu_read_lock();
+	list_for_each_entry_rcu(kip, &c->pages, list)
+		found |= (unsigned long)kip->base == page;
+	rcu_read_unlock();
+	return found;
+}
+
+NOKPROBE_SYMBOL(kprobe_slot_page_of);
+
+/**
+ * get_insn_slot() - allocate an out-of-line instruction slot
+ *
+ * Context: may sleep.
+ * Return: a KPROBE_INSN_SLOT_SIZE byte executable slot filled with
+ * breakpoints, or NULL.
+ */
+kprobe_opcode_t *get_insn_slot(void)
+{
+	return kprobe_slot_get(&kprobe_insn_slots);
 }
 
 /**
@@ -445,20 +563,7 @@ out:
  */
 void free_insn_slot(kprobe_opcode_t *slot)
 {
-	struct kprobe_insn_page *kip;
-	unsigned long idx;
-
-	mutex_lock(&kprobe_slot_mutex);
-	list_for_each_entry(kip, &kprobe_insn_pages, list) {
-		if (slot < kip->base || slot >= kip->base + PAGE_SIZE)
-			continue;
-		idx = (slot - kip->base) / KPROBE_INSN_SLOT_SIZE;
-		if (!WARN_ON_ONCE(kip->state[idx] != KPROBE_SLOT_USED))
-			kip->state[idx] = KPROBE_SLOT_DIRTY;
-		break;
-	}
-	mutex_unlock(&kprobe_slot_mutex);
-	schedule_delayed_work(&kprobe_slot_gc_work, HZ);
+	kprobe_slot_put(&kprobe_insn_slots, slot);
 }
 
 /**
@@ -466,22 +571,60 @@ void free_insn_slot(kprobe_opcode_t *slot)
  * @addr: any address
  *
  * Context: any; lockless (RCU).
+ * Return: true if it is.
  */
 bool is_kprobe_insn_slot(unsigned long addr)
 {
-	unsigned long page = addr & PAGE_MASK;
-	struct kprobe_insn_page *kip;
-	bool found = false;
-
-	/* Slot pages are page-aligned: compare page addresses. */
-	rcu_read_lock();
-	list_for_each_entry_rcu(kip, &kprobe_insn_pages, list)
-		found |= (unsigned long)kip->base == page;
-	rcu_read_unlock();
-	return found;
+	return kprobe_slot_page_of(&kprobe_insn_slots, addr);
 }
 
 NOKPROBE_SYMBOL(is_kprobe_insn_slot);
+
+#ifdef CONFIG_OPTPROBES
+/**
+ * get_optinsn_slot() - allocate a jump-optimization detour buffer
+ *
+ * Context: may sleep.
+ * Return: a KPROBE_OPTINSN_SLOT_SIZE byte executable slot filled with
+ * breakpoints, or NULL.
+ */
+kprobe_opcode_t *get_optinsn_slot(void)
+{
+	return kprobe_slot_get(&kprobe_optinsn_slots);
+}
+
+/**
+ * free_optinsn_slot() - release a slot from get_optinsn_slot()
+ * @slot: the slot
+ *
+ * Context: may sleep.
+ */
+void free_optinsn_slot(kprobe_opcode_t *slot)
+{
+	kprobe_slot_put(&kprobe_optinsn_slots, slot);
+}
+
+/**
+ * is_kprobe_optinsn_slot() - is @addr in a jump-optimization detour page
+ * @addr: any address
+ *
+ * Context: any; lockless (RCU).
+ * Return: true if it is.
+ */
+bool is_kprobe_optinsn_slot(unsigned long addr)
+{
+	return kprobe_slot_page_of(&kprobe_optinsn_slots, addr);
+}
+
+NOKPROBE_SYMBOL(is_kprobe_optinsn_slot);
+#endif
+
+static struct kprobe_slot_cache * const kprobe_slot_caches[] = {
+	&kprobe_insn_slots,
+#ifdef CONFIG_OPTPROBES
+	&kprobe_optinsn_slots,
+#endif
+};
 
 /**
  * kprobe_get_kallsym() - name the slot pages for /proc/kallsyms
@@ -495,22 +638,27 @@ NOKPROBE_SYMBOL(is_kprobe_insn_slot);
 int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,
 		       char *sym)
 {
-	struct kprobe_insn_page *kip, *found = NULL;
-	unsigned int n = 0;
+	struct kprobe_slot_cache *c;
+	struct kprobe_insn_page *kip;
+	unsigned int i, n = 0;
+	bool found = false;
 
 	rcu_read_lock();
-	list_for_each_entry_rcu(kip, &kprobe_insn_pages, list) {
-		if (n++ == symnum) {
-			found = kip;
-			*value = (unsigned long)found->base;
-			break;
+	for (i = 0; i < ARRAY_SIZE(kprobe_slot_caches) && !found; i++) {
+		c = kprobe_slot_caches[i];
+		list_for_each_entry_rcu(kip, &c->pages, list) {
+			if (n++ == symnum) {
+				found = true;
+				*value = (unsigned long)kip->base;
+				strscpy(sym, c->sym, KSYM_NAME_LEN);
+				break;
+			}
 		}
 	}
 	rcu_read_unlock();
 	if (!found)
 		return -ERANGE;
 	*type = 't';
-	strscpy(sym, "kprobe_insn_page", KSYM_NAME_LEN);
 	return 0;
 }
 
@@ -713,55 +861,287 @@ static bool site_armed(struct kprobe *site)
 #ifdef CONFIG_OPTPROBES
 int sysctl_kprobes_optimization __read_mostly = 1;
 
+/*
+ * Jump optimization
+ * -----------------
+ * The optimizer work offers candidate sites to the arch, which builds a
+ * detour for each one it can prove safe and publishes it in
+ * site->ainsn.opt; from then on the breakpoint path runs the detour's copy
+ * of the instructions, so no new task enters the bytes the jump will cover.
+ * One RCU and one tasks-RCU grace period later no task is inside them any
+ * more (the optimizer epoch counts those waits), and the work writes the
+ * jumps of all ready sites in one batch.
+ *
+ * A detour stays with its site while the site remains armed and keeps no
+ * post_handler: turning the sysctl off only puts the breakpoints back, and
+ * turning it on again can write the jumps without waiting.  Anything else
+ * that ends candidacy drops the detour (site_drop_detour()); dropped
+ * detours are freed after another pair of grace periods, by the work or by
+ * an unregistration that dropped one and waits for that.
+ */
+#define KPROBE_OPTIMIZE_DELAY	5
+
+/* Detours taken from their sites, awaiting kprobe_opt_reap(); kprobe_mutex. */
+static LIST_HEAD(kprobe_opt_dropped);
+/* Held across a reap, so that a second reaper waits for the first. */
+static DEFINE_MUTEX(kprobe_opt_reap_mutex);
+/* Bumped after each wait of the optimizer; kprobe_mutex. */
+static unsigned long kprobe_opt_epoch = 1;
+
+static void kprobe_optimizer_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(kprobe_optimizer_work, kprobe_optimizer_fn);
+
 int __weak arch_prepare_optimized_kprobe(struct kprobe *p)
 {
 	return -EOPNOTSUPP;
 }
 
-/*
- * Offer an armed site to the jump optimizer.  Until opt.c can optimize,
- * it declines and the site stays a breakpoint site.
- */
-static void kprobe_try_optimize(struct kprobe *site)
+static void kprobe_optimizer_kick(void)
 {
-	if (!READ_ONCE(sysctl_kprobes_optimization) || site->post_handler)
+	schedule_delayed_work(&kprobe_optimizer_work, KPROBE_OPTIMIZE_DELAY);
+}
+
+/* Should @site carry a jump?  kprobe_mutex held. */
+static bool site_opt_candidate(struct kprobe *site)
+{
+	return sysctl_kprobes_optimization && site_armed(site) &&
+	       !kprobe_ftrace(site) && !site->post_handler;
+}
+
+/* The flag is kept on the members too, for their owners to look at. */
+static void site_set_optimized(struct kprobe *site, bool on)
+{
+	struct kprobe *member;
+
+	if (on)
+		site->flags |= KPROBE_FLAG_OPTIMIZED;
+	else
+		site->flags &= ~KPROBE_FLAG_OPTIMIZED;
+	if (!kprobe_is_group(site))
 		return;
-	if (kprobe_ftrace(site) || !site_armed(site))
+	list_for_each_entry(member, &to_kprobe_group(site)->members, list) {
+		if (on)
+			member->flags |= KPROBE_FLAG_OPTIMIZED;
+		else
+			member->flags &= ~KPROBE_FLAG_OPTIMIZED;
+	}
+}
+
+/* Put @site's breakpoint back over its jump, right away. */
+static void site_unoptimize(struct kprobe *site)
+{
+	if (!kprobe_optimized(site))
 		return;
-	arch_prepare_optimized_kprobe(site);
+	mutex_lock(&text_mutex);
+	arch_unoptimize_kprobe(site);
+	arch_optimize_kprobes_flush();
+	mutex_unlock(&text_mutex);
+	site_set_optimized(site, false);
+}
+
+/*
+ * @site stops being a candidate: take its jump (unless its text is gone,
+ * !@poke) and its detour away.  The breakpoint path goes back to the
+ * site's own slot at once; the detour is freed by a later reap.
+ */
+static void site_drop_detour(struct kprobe *site, bool poke)
+{
+	struct arch_optimized_insn *op = site->ainsn.opt;
+
+	if (!op)
+		return;
+	if (poke)
+		site_unoptimize(site);
+	else
+		site_set_optimized(site, false);
+	WRITE_ONCE(site->ainsn.opt, NULL);
+	list_add_tail(&op->link, &kprobe_opt_dropped);
+	kprobe_optimizer_kick();
+}
+
+/*
+ * A probe is about to go to @addr: a detour whose copied instructions
+ * cover it would run them without its breakpoint, and its jump would
+ * hold the bytes the new breakpoint goes to.
+ */
+static void kprobe_opt_clear_around(kprobe_opcode_t *addr)
+{
+	struct kprobe *site;
+	unsigned int back;
+
+	for (back = 1; back < KPROBE_OPT_REGION_MAX; back++) {
+		site = get_kprobe(addr - back);
+		if (site && site->ainsn.opt && back < site->ainsn.opt->len)
+			site_drop_detour(site, true);
+	}
+}
+
+/* Free the dropped detours once no CPU can be running them. */
+static void kprobe_opt_reap(void)
+{
+	struct arch_optimized_insn *op, *next;
+	LIST_HEAD(dead);
+
+	mutex_lock(&kprobe_opt_reap_mutex);
+	mutex_lock(&kprobe_mutex);
+	list_splice_init(&kprobe_opt_dropped, &dead);
+	mutex_unlock(&kprobe_mutex);
+	if (!list_empty(&dead)) {
+		/* Handlers run with interrupts off; the copies preemptible. */
+		synchronize_rcu();
+		synchronize_rcu_tasks();
+		list_for_each_entry_safe(op, next, &dead, link)
+			arch_free_optimized_insn(op);
+	}
+	mutex_unlock(&kprobe_opt_reap_mutex);
+}
+
+/*
+ * Build detours for the candidates that have none.  Returns whether some
+ * detour still waits for its grace periods.  kprobe_mutex held.
+ */
+static bool kprobe_opt_prepare_all(void)
+{
+	bool waiting = false;
+	struct kprobe *site;
+	unsigned int i;
+
+	for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
+		hlist_for_each_entry(site, &kprobe_table[i], hlist) {
+			if (!site_opt_candidate(site))
+				continue;
+			if (!site->ainsn.opt) {
+				if (arch_prepare_optimized_kprobe(site))
+					continue;
+				site->ainsn.opt->epoch = kprobe_opt_epoch;
+			}
+			if (site->ainsn.opt->epoch >= kprobe_opt_epoch)
+				waiting = true;
+		}
+	}
+	return waiting;
+}
+
+/* Write the jumps of every ready candidate, in one batch.  kprobe_mutex. */
+static void kprobe_opt_jump_all(void)
+{
+	struct kprobe *site;
+	unsigned int i;
+
+	mutex_lock(&text_mutex);
+	for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
+		hlist_for_each_entry(site, &kprobe_table[i], hlist) {
+			if (kprobe_optimized(site) || !site_opt_candidate(site) ||
+			    !site->ainsn.opt ||
+			    site->ainsn.opt->epoch >= kprobe_opt_epoch)
+				continue;
+			arch_optimize_kprobe(site);
+			site_set_optimized(site, true);
+		}
+	}
+	arch_optimize_kprobes_flush();
+	mutex_unlock(&text_mutex);
+}
+
+/* Breakpoints back over every jump, in one batch.  kprobe_mutex held. */
+static void kprobe_opt_unjump_all(void)
+{
+	struct kprobe *site;
+	unsigned int i;
+
+	mutex_lock(&text_mutex);
+	for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
+		hlist_for_each_entry(site, &kprobe_table[i], hlist) {
+			if (!kprobe_optimized(site))
+				continue;
+			arch_unoptimize_kprobe(site);
+			site_set_optimized(site, false);
+		}
+	}
+	arch_optimize_kprobes_flush();
+	mutex_unlock(&text_mutex);
+}
+
+static void kprobe_optimizer_fn(struct work_struct *work)
+{
+	bool waiting;
+
+	mutex_lock(&kprobe_mutex);
+	waiting = kprobe_opt_prepare_all();
+	mutex_unlock(&kprobe_mutex);
+
+	if (waiting) {
+		/*
+		 * Tasks may have been interrupted or preempted inside the
+		 * bytes the jumps will cover; new ones go to the detours.
+		 */
+		synchronize_rcu();
+		synchronize_rcu_tasks();
+		mutex_lock(&kprobe_mutex);
+		kprobe_opt_epoch++;
+		mutex_unlock(&kprobe_mutex);
+	}
+
+	mutex_lock(&kprobe_mutex);
+	kprobe_opt_jump_all();
+	mutex_unlock(&kprobe_mutex);
+
+	kprobe_opt_reap();
+}
+
+/*
+ * Apply sysctl_kprobes_optimization: off puts every breakpoint back right
+ * away (the detours stay), on queues the optimizer.  kprobe_mutex held.
+ */
+static void __kprobe_optimization_apply(void)
+{
+	if (sysctl_kprobes_optimization)
+		kprobe_optimizer_kick();
+	else
+		kprobe_opt_unjump_all();
 }
 
 /**
- * is_kprobe_optinsn_slot() - is @addr in a jump-optimization detour buffer
- * @addr: any address
+ * kprobe_optimization_set() - what writing /proc/sys/debug/kprobes-optimization does
+ * @on: 0 or 1
  *
- * No detour buffers exist until opt.c optimizes probes.
+ * For in-kernel users (tests) without a file to write to.
+ * Context: may sleep.
  */
-bool is_kprobe_optinsn_slot(unsigned long addr)
+void kprobe_optimization_set(int on)
 {
-	return false;
+	mutex_lock(&kprobe_mutex);
+	if (sysctl_kprobes_optimization != !!on) {
+		sysctl_kprobes_optimization = !!on;
+		__kprobe_optimization_apply();
+	}
+	mutex_unlock(&kprobe_mutex);
 }
 
 /**
  * wait_for_kprobe_optimizer() - wait until queued (un)optimizations are done
  *
- * Context: may sleep.
+ * Runs the optimizer now if it is queued, and returns once it finished:
+ * every site that could be optimized when this was called has its jump
+ * (or was refused), and dropped detours are freed.
+ * Context: may sleep; not with kprobe_mutex held.
  */
 void wait_for_kprobe_optimizer(void)
 {
-	/* Nothing is ever queued yet; taking the lock orders us after users. */
-	mutex_lock(&kprobe_mutex);
-	mutex_unlock(&kprobe_mutex);
+	flush_delayed_work(&kprobe_optimizer_work);
 }
 EXPORT_SYMBOL_GPL(wait_for_kprobe_optimizer);
 
 static int kprobe_proc_optimization(const struct ctl_table *table, int write,
 				    void *buffer, size_t *length, loff_t *ppos)
 {
-	int ret;
+	int ret, old;
 
 	mutex_lock(&kprobe_mutex);
+	old = sysctl_kprobes_optimization;
 	ret = proc_dointvec_minmax(table, write, buffer, length, ppos);
+	if (!ret && write && old != sysctl_kprobes_optimization)
+		__kprobe_optimization_apply();
 	mutex_unlock(&kprobe_mutex);
 	return ret;
 }
@@ -784,15 +1164,34 @@ static void __init kprobe_sysctls_init(void)
 	if (IS_ENABLED(CONFIG_SYSCTL))
 		register_sysctl_init("debug", kprobe_sysctls);
 }
+
+/* Does this unregistration have to wait for dropped detours?  kprobe_mutex. */
+static bool kprobe_opt_must_reap(void)
+{
+	return !list_empty(&kprobe_opt_dropped);
+}
 #else
-static void kprobe_try_optimize(struct kprobe *site) { }
+static void kprobe_optimizer_kick(void) { }
+static bool site_opt_candidate(struct kprobe *site) { return false; }
+static void site_drop_detour(struct kprobe *site, bool poke) { }
+static void kprobe_opt_clear_around(kprobe_opcode_t *addr) { }
+static void kprobe_opt_reap(void) { }
+static bool kprobe_opt_must_reap(void) { return false; }
 static void __init kprobe_sysctls_init(void) { }
 #endif
 
 static void site_arm(struct kprobe *site)
 {
 	arch_arm_kprobe(site);
-	kprobe_try_optimize(site);
+	if (site_opt_candidate(site))
+		kprobe_optimizer_kick();
+}
+
+/* Remove @site's breakpoint, and its jump first if it has one. */
+static void site_disarm(struct kprobe *site)
+{
+	site_drop_detour(site, true);
+	arch_disarm_kprobe(site);
 }
 
 /* Write or remove @site's breakpoint to follow a change of site_armed(). */
@@ -805,7 +1204,7 @@ static void site_update_arming(struct kprobe *site, bool was_armed)
 	if (armed)
 		site_arm(site);
 	else
-		arch_disarm_kprobe(site);
+		site_disarm(site);
 }
 
 /* Recompute a group's summary state from its members.  kprobe_mutex held. */
@@ -1054,6 +1453,9 @@ static int kprobe_join_site(struct kprobe *site, struct kprobe *p)
 {
 	bool was_armed = site_armed(site);
 
+	/* The detour runs no post_handler: back to the breakpoint first. */
+	if (p->post_handler)
+		site_drop_detour(site, true);
 	if (!kprobe_is_group(site)) {
 		site = kprobe_make_group(site);
 		if (!site)
@@ -1065,6 +1467,8 @@ static int kprobe_join_site(struct kprobe *site, struct kprobe *p)
 	list_add_tail_rcu(&p->list, &to_kprobe_group(site)->members);
 	kprobe_group_refresh(to_kprobe_group(site));
 	site_update_arming(site, was_armed);
+	if (site_opt_candidate(site) && !kprobe_optimized(site))
+		kprobe_optimizer_kick();
 	return 0;
 }
 
@@ -1103,6 +1507,7 @@ static int __register_kprobe(struct kprobe *p)
 		goto out;
 	}
 
+	kprobe_opt_clear_around(addr);
 	ret = kprobe_prepare_site(p);
 	if (ret)
 		goto out;
@@ -1155,9 +1560,11 @@ static bool kprobe_detach(struct kprobe *p)
 		return false;
 
 	was_armed = site_armed(site);
+	/* A probe leaving may let a site it was in the way of be optimized. */
+	kprobe_optimizer_kick();
 	if (site == p) {
 		if (was_armed)
-			arch_disarm_kprobe(p);
+			site_disarm(p);
 		hlist_del_rcu(&p->hlist);
 		return true;
 	}
@@ -1170,7 +1577,7 @@ static bool kprobe_detach(struct kprobe *p)
 		return true;
 	}
 	if (was_armed)
-		arch_disarm_kprobe(site);
+		site_disarm(site);
 	hlist_del_rcu(&site->hlist);
 	list_add(&grp->free_link, &kprobe_groups_to_free);
 	return true;
@@ -1214,6 +1621,7 @@ static void kprobe_release_groups(void)
 void unregister_kprobes(struct kprobe **kps, int num)
 {
 	struct kprobe **p, **end = kps + num;
+	bool reap;
 
 	mutex_lock(&kprobe_mutex);
 	for (p = kps; p < end; p++) {
@@ -1226,7 +1634,11 @@ void unregister_kprobes(struct kprobe **kps, int num)
 	for (p = kps; p < end; p++)
 		kprobe_release(*p);
 	kprobe_release_groups();
+	reap = kprobe_opt_must_reap();
 	mutex_unlock(&kprobe_mutex);
+	/* A task may still be inside a detour we took away: wait for it. */
+	if (reap)
+		kprobe_opt_reap();
 }
 EXPORT_SYMBOL_GPL(unregister_kprobes);
 
@@ -1512,6 +1924,7 @@ static void kretprobe_detach(struct kretprobe *rp)
 void unregister_kretprobes(struct kretprobe **rps, int num)
 {
 	struct kretprobe **rp, **end = rps + num;
+	bool reap;
 
 	if (num <= 0)
 		return;
@@ -1524,7 +1937,10 @@ void unregister_kretprobes(struct kretprobe **rps, int num)
 		kretprobe_discard(*rp);
 	}
 	kprobe_release_groups();
+	reap = kprobe_opt_must_reap();
 	mutex_unlock(&kprobe_mutex);
+	if (reap)
+		kprobe_opt_reap();
 }
 EXPORT_SYMBOL_GPL(unregister_kretprobes);
 
@@ -1571,6 +1987,7 @@ static void kprobe_retire_site(struct kprobe *site, bool pokeable)
 {
 	struct kprobe *member;
 
+	site_drop_detour(site, pokeable);
 	if (site_armed(site) && (pokeable || kprobe_ftrace(site)))
 		arch_disarm_kprobe(site);
 	site->flags |= KPROBE_FLAG_GONE;
@@ -1667,6 +2084,9 @@ void kprobe_free_init_mem(void)
 /**
  * kprobe_ftrace_kill() - ftrace is dead; stop using it
  *
+ * New probes on ftrace call sites fall back on breakpoints, and the ftrace
+ * handler stops running the handlers of probes attached through it.  Only
+ * a flag is written: ftrace_kill() may be called in any context.
  * Context: any (called from ftrace_kill()).
  */
 void kprobe_ftrace_kill(void)

@@ -23,7 +23,12 @@
  *     pushf and ret.  Each function must still compute its result;
  *  5. kretprobes: return value, entry_handler, per-instance data,
  *     maxactive and nmissed, stack traces through the return trampoline;
- *  6. (x86-64) fault_handler; last, since a broken fault path takes the
+ *  6. (x86-64, built in) jump optimization: a probe without post_handler
+ *     gets its jump and sees the registers the breakpoint path shows; a
+ *     post_handler joining, a probe inside the jump, the sysctl take it
+ *     away; a jump target inside is refused; kretprobe entries; toggling
+ *     under load from every CPU;
+ *  7. (x86-64) fault_handler; last, since a broken fault path takes the
  *     kernel down with it.
  *
  * Every probe is registered through kpt_register*(), which also queues its
@@ -501,12 +506,14 @@ asm(".pushsection .rodata\n"
 	"2:\n\t"
 	KPT_SITE(kpt_asm_jcc) KPT_RET
 	KPT_ASM_END(kpt_asm_jcc)
+);
 
-	/*
-	 * Compares x with y, then tests all sixteen conditions twice: short
-	 * forms into bits 0-15, near forms into bits 16-31.
-	 */
-	KPT_ASM_BEGIN(kpt_asm_jcc_all)
+/*
+ * Compares x with y, then tests all sixteen conditions twice: short forms
+ * into bits 0-15, near forms into bits 16-31.  A string of its own: sparse
+ * limits their length.
+ */
+asm(KPT_ASM_BEGIN(kpt_asm_jcc_all)
 	"xorl %eax, %eax\n\t"
 	"xorl %edx, %edx\n\t"
 	"cmpq %rsi, %rdi\n\t"
@@ -546,9 +553,10 @@ asm(".pushsection .rodata\n"
 	"orq %rdx, %rax\n\t"
 	KPT_SITE(kpt_asm_jcc_all) KPT_RET
 	KPT_ASM_END(kpt_asm_jcc_all)
+);
 
-	/* 3n, with jrcxz around a loop. */
-	KPT_ASM_BEGIN(kpt_asm_loop)
+/* 3n, with jrcxz around a loop (a new string: sparse limits their length). */
+asm(KPT_ASM_BEGIN(kpt_asm_loop)
 	KPT_SITE(kpt_asm_loop) "movq %rdi, %rcx\n\t"
 	KPT_SITE(kpt_asm_loop) "xorl %eax, %eax\n\t"
 	KPT_SITE(kpt_asm_loop) "jrcxz 2f\n"
@@ -610,6 +618,35 @@ asm(".pushsection .rodata\n"
 	KPT_ASM_END(kpt_asm_gp)
 );
 
+/*
+ * Targets of the jump optimization tests, in a string of their own (sparse
+ * limits string length).  kpt_asm_opt: x + 0x1014, for jump optimization: a probe on site 1 covers
+ * the add and the RIP-relative add (11 bytes), nothing jumps into them.
+ */
+asm(KPT_ASM_BEGIN(kpt_asm_opt)
+	KPT_SITE(kpt_asm_opt) "movq %rdi, %rax\n\t"
+	KPT_SITE(kpt_asm_opt) "addq $0x11, %rax\n\t"
+	KPT_SITE(kpt_asm_opt) "addq kpt_asm_data(%rip), %rax\n\t"
+	KPT_SITE(kpt_asm_opt) "leaq 3(%rax), %rax\n\t"
+	KPT_SITE(kpt_asm_opt) KPT_RET
+	KPT_ASM_END(kpt_asm_opt)
+
+	/*
+	 * x + 1: a probe on site 2 would cover the add and the incl, and the
+	 * loop jumps back to the incl, inside those bytes.
+	 */
+	KPT_ASM_BEGIN(kpt_asm_optjt)
+	KPT_SITE(kpt_asm_optjt) "movq %rdi, %rax\n\t"
+	KPT_SITE(kpt_asm_optjt) "xorl %ecx, %ecx\n\t"
+	KPT_SITE(kpt_asm_optjt) "addq $1, %rax\n"
+	"1:\n\t"
+	KPT_SITE(kpt_asm_optjt) "incl %ecx\n\t"
+	KPT_SITE(kpt_asm_optjt) "cmpl $3, %ecx\n\t"
+	KPT_SITE(kpt_asm_optjt) "jb 1b\n\t"
+	KPT_SITE(kpt_asm_optjt) KPT_RET
+	KPT_ASM_END(kpt_asm_optjt)
+);
+
 KPT_ASM_FUNC(kpt_asm_riprel, unsigned long x);
 KPT_ASM_SITES(kpt_asm_riprel);
 KPT_ASM_FUNC(kpt_asm_jmp, unsigned long x);
@@ -634,6 +671,10 @@ KPT_ASM_FUNC(kpt_asm_load, const unsigned long *p);
 KPT_ASM_SITES(kpt_asm_load);
 KPT_ASM_FUNC(kpt_asm_gp, void);
 KPT_ASM_SITES(kpt_asm_gp);
+KPT_ASM_FUNC(kpt_asm_opt, unsigned long x);
+KPT_ASM_SITES(kpt_asm_opt);
+KPT_ASM_FUNC(kpt_asm_optjt, unsigned long x);
+KPT_ASM_SITES(kpt_asm_optjt);
 
 static unsigned int kpt_nr_sites(const u32 *sites)
 {
@@ -2008,7 +2049,365 @@ static void kretprobe_parked_task(struct kunit *test)
 }
 
 /* ---------------------------------------------------------------------- */
-/* 6. fault_handler                                                        */
+/* 6. Jump optimization                                                    */
+
+#if defined(CONFIG_X86_64) && defined(CONFIG_OPTPROBES) && KPT_BUILTIN
+#define KPT_OPT_TESTS	1
+
+/* Sites of kpt_asm_opt and kpt_asm_optjt used below (see the tables). */
+#define KPT_OPT_SITE		1
+#define KPT_OPT_INNER_SITE	2
+#define KPT_OPTJT_SITE		2
+
+/* kpt_asm_opt(x) == x + 0x11 + 0x1000 + 3 */
+#define KPT_OPT_RESULT(x)	((x) + 0x1014UL)
+
+/* What an optimizable probe's pre_handler saw. */
+struct kpt_opt_probe {
+	struct kprobe kp;
+	atomic_t hits;
+	unsigned long di;
+	unsigned long ax;
+	unsigned long ip;
+	unsigned long sp;
+	unsigned long flags;
+	struct kprobe *running;
+#ifdef CONFIG_STACKTRACE
+	unsigned long trace[KPT_TRACE_MAX];
+	unsigned int trace_len;
+#endif
+};
+
+static int kpt_opt_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct kpt_opt_probe *o = container_of(kp, struct kpt_opt_probe, kp);
+
+	o->di = regs->di;
+	o->ax = regs->ax;
+	o->ip = regs->ip;
+	o->sp = regs->sp;
+	o->flags = regs->flags;
+	o->running = kprobe_running();
+#ifdef CONFIG_STACKTRACE
+	o->trace_len = stack_trace_save(o->trace, KPT_TRACE_MAX, 0);
+#endif
+	atomic_inc(&o->hits);
+	return 0;
+}
+
+static struct kpt_opt_probe *kpt_opt_probe_new(struct kunit *test, void *addr)
+{
+	struct kpt_opt_probe *o = kunit_kzalloc(test, sizeof(*o), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	o->kp.addr = addr;
+	o->kp.pre_handler = kpt_opt_pre;
+	return o;
+}
+
+static void *kpt_opt_addr(void)
+{
+	return kpt_site(kpt_asm_opt, kpt_asm_opt_sites, KPT_OPT_SITE);
+}
+
+/*
+ * One call site, so that the stack pointer is the same on every call; not
+ * a tail call, so that its return address is on the stack.
+ */
+static noinline __noipa unsigned long kpt_call_opt(unsigned long x)
+{
+	unsigned long ret = kpt_asm_opt(x);
+
+	barrier();
+	return ret;
+}
+
+static void kpt_opt_restore(void *unused)
+{
+	kprobe_optimization_set(1);
+}
+
+/* Every test leaves optimization on, whatever happens. */
+static void kpt_opt_set(struct kunit *test, int on)
+{
+	int ret;
+
+	kprobe_optimization_set(on);
+	if (on)
+		return;
+	ret = kunit_add_action_or_reset(test, kpt_opt_restore, NULL);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+}
+
+#define KPT_OPT_WAIT_MS	20000
+
+/* Wait until @kp's site has its jump (true) or the time is up (false). */
+static bool kpt_wait_optimized(struct kprobe *kp)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(KPT_OPT_WAIT_MS);
+
+	do {
+		wait_for_kprobe_optimizer();
+		if (READ_ONCE(kp->flags) & KPROBE_FLAG_OPTIMIZED)
+			return true;
+		msleep(20);
+	} while (time_before(jiffies, end));
+	return false;
+}
+
+#ifdef CONFIG_STACKTRACE
+/* Is there a return address into the small function at @fn? */
+static bool kpt_trace_near(const unsigned long *trace, unsigned int len,
+			   unsigned long fn)
+{
+	unsigned int i;
+
+	for (i = 0; i < len; i++)
+		if (trace[i] > fn && trace[i] - fn < 64)
+			return true;
+	return false;
+}
+#endif
+
+static void kprobe_opt_basic(struct kunit *test)
+{
+	struct kpt_opt_probe *o = kpt_opt_probe_new(test, kpt_opt_addr());
+	unsigned long ip, sp, flags;
+
+	/* First as a breakpoint probe, to know what the handler sees there. */
+	kpt_opt_set(test, 0);
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &o->kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_call_opt(7), KPT_OPT_RESULT(7));
+	KUNIT_ASSERT_EQ(test, atomic_read(&o->hits), 1);
+	ip = o->ip;
+	sp = o->sp;
+	flags = o->flags;
+	KUNIT_EXPECT_EQ(test, ip, (unsigned long)kpt_opt_addr() + 1);
+	KUNIT_EXPECT_FALSE(test, o->kp.flags & KPROBE_FLAG_OPTIMIZED);
+
+	kpt_opt_set(test, 1);
+	KUNIT_ASSERT_TRUE_MSG(test, kpt_wait_optimized(&o->kp),
+			      "%pS not optimized", o->kp.addr);
+	KUNIT_EXPECT_EQ(test, kpt_call_opt(0x100), KPT_OPT_RESULT(0x100));
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 2);
+	KUNIT_EXPECT_EQ(test, o->di, 0x100UL);
+	KUNIT_EXPECT_EQ(test, o->ax, 0x100UL);
+	KUNIT_EXPECT_EQ(test, o->ip, ip);
+	KUNIT_EXPECT_EQ(test, o->sp, sp);
+	KUNIT_EXPECT_EQ(test, o->flags & X86_EFLAGS_IF, flags & X86_EFLAGS_IF);
+	KUNIT_EXPECT_PTR_EQ(test, o->running, &o->kp);
+	KUNIT_EXPECT_EQ(test, o->kp.nmissed, 0UL);
+	KUNIT_EXPECT_NULL(test, kprobe_running());
+#ifdef CONFIG_STACKTRACE
+	/* The unwinder finds its way out of the detour into the caller. */
+	KUNIT_EXPECT_TRUE(test, kpt_trace_near(o->trace, o->trace_len,
+					       (unsigned long)kpt_call_opt));
+#endif
+}
+
+static void kprobe_opt_post_handler_joins(struct kunit *test)
+{
+	struct kpt_opt_probe *o = kpt_opt_probe_new(test, kpt_opt_addr());
+	struct kpt_probe *post = kpt_probe_new(test, kpt_opt_addr(), true);
+
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &o->kp), 0);
+	KUNIT_ASSERT_TRUE(test, kpt_wait_optimized(&o->kp));
+
+	/* Unoptimized before register_kprobe() returns. */
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &post->kp), 0);
+	KUNIT_EXPECT_FALSE(test, o->kp.flags & KPROBE_FLAG_OPTIMIZED);
+	KUNIT_EXPECT_FALSE(test, post->kp.flags & KPROBE_FLAG_OPTIMIZED);
+	KUNIT_EXPECT_EQ(test, kpt_call_opt(1), KPT_OPT_RESULT(1));
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
+	KUNIT_EXPECT_EQ(test, post->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, post->post_hits, 1U);
+	wait_for_kprobe_optimizer();
+	KUNIT_EXPECT_FALSE(test, o->kp.flags & KPROBE_FLAG_OPTIMIZED);
+
+	kpt_unregister(test, &post->kp);
+	KUNIT_EXPECT_TRUE(test, kpt_wait_optimized(&o->kp));
+	KUNIT_EXPECT_EQ(test, kpt_call_opt(2), KPT_OPT_RESULT(2));
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 2);
+	KUNIT_EXPECT_EQ(test, post->pre_hits, 1U);
+}
+
+static void kprobe_opt_probe_inside(struct kunit *test)
+{
+	void *inner = kpt_site(kpt_asm_opt, kpt_asm_opt_sites,
+			       KPT_OPT_INNER_SITE);
+	struct kpt_opt_probe *o = kpt_opt_probe_new(test, kpt_opt_addr());
+	struct kpt_opt_probe *in = kpt_opt_probe_new(test, inner);
+
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &o->kp), 0);
+	KUNIT_ASSERT_TRUE(test, kpt_wait_optimized(&o->kp));
+
+	/* Its breakpoint goes where the jump's displacement was. */
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &in->kp), 0);
+	KUNIT_EXPECT_FALSE(test, o->kp.flags & KPROBE_FLAG_OPTIMIZED);
+	KUNIT_EXPECT_EQ(test, kpt_call_opt(3), KPT_OPT_RESULT(3));
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&in->hits), 1);
+	KUNIT_EXPECT_EQ(test, in->ax, 3UL + 0x11);
+
+	kpt_unregister(test, &in->kp);
+	KUNIT_EXPECT_TRUE(test, kpt_wait_optimized(&o->kp));
+	KUNIT_EXPECT_EQ(test, kpt_call_opt(4), KPT_OPT_RESULT(4));
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 2);
+}
+
+static void kprobe_opt_sysctl(struct kunit *test)
+{
+	struct kpt_opt_probe *o = kpt_opt_probe_new(test, kpt_opt_addr());
+
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &o->kp), 0);
+	KUNIT_ASSERT_TRUE(test, kpt_wait_optimized(&o->kp));
+
+	kpt_opt_set(test, 0);
+	KUNIT_EXPECT_FALSE(test, o->kp.flags & KPROBE_FLAG_OPTIMIZED);
+	KUNIT_EXPECT_EQ(test, kpt_call_opt(5), KPT_OPT_RESULT(5));
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
+	wait_for_kprobe_optimizer();
+	KUNIT_EXPECT_FALSE(test, o->kp.flags & KPROBE_FLAG_OPTIMIZED);
+
+	kpt_opt_set(test, 1);
+	KUNIT_EXPECT_TRUE(test, kpt_wait_optimized(&o->kp));
+	KUNIT_EXPECT_EQ(test, kpt_call_opt(6), KPT_OPT_RESULT(6));
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 2);
+}
+
+static void kprobe_opt_refused_jump_target(struct kunit *test)
+{
+	void *addr = kpt_site(kpt_asm_optjt, kpt_asm_optjt_sites,
+			      KPT_OPTJT_SITE);
+	struct kpt_opt_probe *o = kpt_opt_probe_new(test, addr);
+	struct kpt_opt_probe *ok = kpt_opt_probe_new(test, kpt_opt_addr());
+
+	/* A site that is optimized tells that the optimizer has run. */
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &o->kp), 0);
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &ok->kp), 0);
+	KUNIT_ASSERT_TRUE(test, kpt_wait_optimized(&ok->kp));
+	wait_for_kprobe_optimizer();
+	KUNIT_EXPECT_FALSE(test, o->kp.flags & KPROBE_FLAG_OPTIMIZED);
+	KUNIT_EXPECT_EQ(test, kpt_asm_optjt(41), 42UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
+	KUNIT_EXPECT_EQ(test, o->ip, (unsigned long)addr + 1);
+}
+
+static void kretprobe_opt_entry(struct kunit *test)
+{
+	struct kpt_rprobe *r = kpt_rprobe_new(test, kpt_asm_opt, 0);
+
+	KUNIT_ASSERT_EQ(test, kpt_register_ret(test, &r->rp), 0);
+	KUNIT_ASSERT_TRUE_MSG(test, kpt_wait_optimized(&r->rp.kp),
+			      "%pS not optimized", r->rp.kp.addr);
+	KUNIT_EXPECT_EQ(test, kpt_call_opt(9), KPT_OPT_RESULT(9));
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->entry_hits), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret_hits), 1);
+	KUNIT_EXPECT_EQ(test, r->retval, KPT_OPT_RESULT(9));
+}
+
+/* A thread calling kpt_asm_opt() until told to stop. */
+struct kpt_opt_worker {
+	struct task_struct *task;
+	unsigned long calls;
+	unsigned long bad;
+	bool stop;
+	struct completion done;
+};
+
+static int kpt_opt_worker_fn(void *arg)
+{
+	struct kpt_opt_worker *w = arg;
+
+	while (!READ_ONCE(w->stop)) {
+		if (kpt_asm_opt(w->calls) != KPT_OPT_RESULT(w->calls))
+			w->bad++;
+		w->calls++;
+		cond_resched();
+	}
+	complete(&w->done);
+	while (!kthread_should_stop()) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (!kthread_should_stop())
+			schedule();
+		__set_current_state(TASK_RUNNING);
+	}
+	return 0;
+}
+
+static void kpt_opt_worker_stop(void *arg)
+{
+	struct kpt_opt_worker *w = arg;
+
+	WRITE_ONCE(w->stop, true);
+	kthread_stop(w->task);
+	put_task_struct(w->task);
+}
+
+#define KPT_OPT_TOGGLES		1000
+#define KPT_OPT_STRESS_MS	5000
+
+static void kprobe_opt_stress_toggle(struct kunit *test)
+{
+	struct kpt_opt_probe *o = kpt_opt_probe_new(test, kpt_opt_addr());
+	unsigned int nr = num_online_cpus(), i, n = 0, toggles = 0;
+	struct kpt_opt_worker *w;
+	unsigned long calls = 0, bad = 0, end;
+	int cpu, ret;
+
+	w = kunit_kcalloc(test, nr, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &o->kp), 0);
+	KUNIT_ASSERT_TRUE(test, kpt_wait_optimized(&o->kp));
+
+	for_each_online_cpu(cpu) {
+		struct task_struct *task;
+
+		if (n == nr)
+			break;
+		init_completion(&w[n].done);
+		task = kthread_create(kpt_opt_worker_fn, &w[n], "kpt_opt/%d",
+				      cpu);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+		kthread_bind(task, cpu);
+		w[n].task = get_task_struct(task);
+		ret = kunit_add_action_or_reset(test, kpt_opt_worker_stop,
+						&w[n]);
+		KUNIT_ASSERT_EQ(test, ret, 0);
+		wake_up_process(task);
+		n++;
+	}
+
+	kpt_opt_set(test, 0);
+	end = jiffies + msecs_to_jiffies(KPT_OPT_STRESS_MS);
+	while (toggles < KPT_OPT_TOGGLES && time_before(jiffies, end)) {
+		kprobe_optimization_set(1);
+		/* The detour is ready: this writes the jump right away. */
+		wait_for_kprobe_optimizer();
+		kprobe_optimization_set(0);
+		toggles++;
+	}
+	kprobe_optimization_set(1);
+
+	for (i = 0; i < n; i++) {
+		WRITE_ONCE(w[i].stop, true);
+		wait_for_completion(&w[i].done);
+		calls += w[i].calls;
+		bad += w[i].bad;
+	}
+	kunit_info(test, "%u toggles, %lu calls on %u CPUs", toggles, calls, n);
+	KUNIT_EXPECT_GT(test, toggles, 0U);
+	KUNIT_EXPECT_EQ(test, bad, 0UL);
+	KUNIT_EXPECT_EQ(test, (unsigned long)atomic_read(&o->hits), calls);
+	KUNIT_EXPECT_EQ(test, o->kp.nmissed, 0UL);
+	KUNIT_EXPECT_TRUE(test, kpt_wait_optimized(&o->kp));
+}
+#else
+#define KPT_OPT_TESTS	0
+#endif
+
+/* ---------------------------------------------------------------------- */
+/* 7. fault_handler                                                        */
 
 #ifdef CONFIG_X86_64
 #define KPT_GP_MARK	0x600dUL
@@ -2199,7 +2598,17 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kretprobe_handler_hits_kprobe),
 	KUNIT_CASE(kretprobe_stacktrace_in_handler),
 	KUNIT_CASE(kretprobe_parked_task),
-	/* 6. fault_handler, last */
+	/* 6. jump optimization */
+#if KPT_OPT_TESTS
+	KUNIT_CASE(kprobe_opt_basic),
+	KUNIT_CASE(kprobe_opt_post_handler_joins),
+	KUNIT_CASE(kprobe_opt_probe_inside),
+	KUNIT_CASE(kprobe_opt_sysctl),
+	KUNIT_CASE(kprobe_opt_refused_jump_target),
+	KUNIT_CASE(kretprobe_opt_entry),
+	KUNIT_CASE_SLOW(kprobe_opt_stress_toggle),
+#endif
+	/* 7. fault_handler, last */
 #ifdef CONFIG_X86_64
 	KUNIT_CASE(kprobe_fault_in_single_step),
 	KUNIT_CASE(kprobe_fault_in_handler),

@@ -278,8 +278,17 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
  *	Attach @p, which sits on an ftrace call site, through ftrace instead
  *	of a breakpoint; -EOPNOTSUPP means "use a breakpoint".
  * arch_prepare_optimized_kprobe(p)          (CONFIG_OPTPROBES)
- *	Offered each armed site without a post_handler; may replace its
- *	breakpoint by a jump.  -EOPNOTSUPP means "stay a breakpoint".
+ *	Offered, by the optimizer work, each armed breakpoint site without a
+ *	post_handler: check that a jump may replace the instructions at
+ *	@p->addr and build the detour it will jump to, in @p->ainsn.opt.
+ *	From then on the breakpoint path runs the detour's copy of those
+ *	instructions.  Any error means "stay a breakpoint".
+ * arch_optimize_kprobe(p) / arch_unoptimize_kprobe(p)
+ *	Queue the write of the jump over @p's breakpoint, or of the
+ *	breakpoint and original bytes over its jump; text_mutex held, and
+ *	arch_optimize_kprobes_flush() writes what was queued.
+ * arch_free_optimized_insn(op)
+ *	Release a detour no CPU can be running any more.
  * alloc_insn_page()
  *	One page of executable memory for out-of-line slots, from execmem
  *	(the core gives it back with execmem_free()).
@@ -311,6 +320,15 @@ void free_insn_slot(kprobe_opcode_t *slot);
 extern int sysctl_kprobes_optimization;
 void wait_for_kprobe_optimizer(void);
 bool is_kprobe_optinsn_slot(unsigned long addr);
+void kprobe_optimization_set(int on);
+void arch_optimize_kprobe(struct kprobe *p);
+void arch_unoptimize_kprobe(struct kprobe *p);
+void arch_optimize_kprobes_flush(void);
+void arch_free_optimized_insn(struct arch_optimized_insn *op);
+
+/* Detour buffers, a second slot cache (KPROBE_OPTINSN_SLOT_SIZE slots). */
+kprobe_opcode_t *get_optinsn_slot(void);
+void free_optinsn_slot(kprobe_opcode_t *slot);
 #else
 static inline void wait_for_kprobe_optimizer(void) { }
 static inline bool is_kprobe_optinsn_slot(unsigned long addr)
@@ -320,6 +338,8 @@ static inline bool is_kprobe_optinsn_slot(unsigned long addr)
 #endif
 
 #ifdef CONFIG_KPROBES_ON_FTRACE
+/* Set by kprobe_ftrace_kill(); read by the arch's ftrace handler. */
+extern bool kprobe_ftrace_disabled;
 void kprobe_ftrace_kill(void);
 #else
 static inline void kprobe_ftrace_kill(void) { }

@@ -31,6 +31,17 @@ typedef u8 kprobe_opcode_t;
 #define KPROBE_INSN_SLOT_SIZE	64
 #define KPROBE_BOOST_OFFSET	32
 
+/*
+ * A jump-optimization detour buffer (see arch/x86/kernel/kprobes/opt.c):
+ * two data words, the register-saving code that calls back into C, the
+ * copies of the instructions the jump covers and a jmp back.
+ */
+#define KPROBE_OPTINSN_SLOT_SIZE	256
+/* Longest run of instructions a jump covers: 4 bytes + one instruction. */
+#define KPROBE_OPT_REGION_MAX		(4 + MAX_INSN_SIZE)
+
+struct arch_optimized_insn;
+
 /* How the probed instruction is carried out after the pre_handlers ran. */
 enum kprobe_x86_action {
 	KPROBE_X86_STEP,	/* run the copy in the slot */
@@ -58,6 +69,8 @@ enum kprobe_x86_action {
  * @boostable: the slot's jump copy may be used when no post_handler waits
  *	(false when the instruction has an exception-table fixup)
  * @stack_adjust: extra bytes popped by "ret imm16"
+ * @opt: the site's jump-optimization detour, or NULL (CONFIG_OPTPROBES);
+ *	RCU-readable by the breakpoint path, written under kprobe_mutex
  */
 struct arch_specific_insn {
 	kprobe_opcode_t *slot;
@@ -67,6 +80,28 @@ struct arch_specific_insn {
 	u8 cond;
 	bool boostable;
 	u16 stack_adjust;
+	struct arch_optimized_insn *opt;
+};
+
+/**
+ * struct arch_optimized_insn - a site's jump-optimization detour
+ * @link: kprobes core: link in the list of detours awaiting their release
+ * @addr: the probed address (where the jump goes)
+ * @len: bytes of whole instructions the detour runs in place of the
+ *	original ones; the jump covers the first JMP32_INSN_SIZE of them
+ * @epoch: kprobes core: optimizer epoch in which the detour was published
+ * @buf: the detour buffer (a KPROBE_OPTINSN_SLOT_SIZE slot)
+ * @copy: where in @buf the copied instructions start
+ * @orig: the original bytes under the jump
+ */
+struct arch_optimized_insn {
+	struct list_head link;
+	kprobe_opcode_t *addr;
+	u8 len;
+	unsigned long epoch;
+	kprobe_opcode_t *buf;
+	kprobe_opcode_t *copy;
+	u8 orig[5];
 };
 
 /*

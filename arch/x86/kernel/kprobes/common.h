@@ -159,9 +159,31 @@ KPROBE_REGS_CHECK(flags, KPROBE_REGS_FLAGS);
 
 struct kprobe;
 struct kprobe_ctlblk;
+struct insn;
+struct arch_specific_insn;
 
 /* The breakpoint path's per-CPU state, shared with the ftrace handler. */
 DECLARE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
+
+/* What kprobe_run_pre() did; see there. */
+enum kprobe_pre_result {
+	KPROBE_PRE_MISSED,
+	KPROBE_PRE_RAN,
+	KPROBE_PRE_SKIP,
+};
+
+int kprobe_run_pre(struct kprobe *p, struct pt_regs *regs);
+int kprobe_read_text(u8 *buf, unsigned long addr, size_t len);
+int kprobe_decode_at(struct insn *insn, u8 *buf, unsigned long addr);
+int kprobe_classify(struct insn *insn, struct arch_specific_insn *ai,
+		    unsigned long addr);
+int kprobe_fix_riprel(struct insn *insn, u8 *copy, unsigned long addr,
+		      unsigned long copy_addr);
+
+/* The jump-optimization detour template, in opt.c's .rodata. */
+extern const u8 kprobe_opt_tpl[];
+extern const u8 kprobe_opt_tpl_call[];
+extern const u8 kprobe_opt_tpl_end[];
 
 #ifdef CONFIG_KPROBES_ON_FTRACE
 int kprobe_ftrace_arm(struct kprobe *p);

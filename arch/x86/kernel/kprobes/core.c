@@ -83,13 +83,34 @@ DEFINE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
 /* ---------------------------------------------------------------------- */
 
 /*
- * Copy up to @len bytes of text at @addr as they would be without any
- * kprobe breakpoint; the copy stops early where the text does (end of the
- * last mapped page).  Called with kprobe_mutex held, so the table is
- * stable, and text_mutex, so no other text patching is half done.
- * Returns the number of bytes copied, or -EFAULT.
+ * An optimized site's jump replaced JMP32_INSN_SIZE bytes: put the original
+ * ones back into the copy @buf of the text at @addr.
  */
-static int kprobe_read_text(u8 *buf, unsigned long addr, size_t len)
+static void kprobe_unjump_text(u8 *buf, unsigned long addr, size_t len)
+{
+	struct arch_optimized_insn *op;
+	unsigned long a, from, to;
+	struct kprobe *p;
+
+	for (a = addr - (JMP32_INSN_SIZE - 1); a < addr + len; a++) {
+		p = get_kprobe((void *)a);
+		if (!p || !kprobe_optimized(p) || !p->ainsn.opt)
+			continue;
+		op = p->ainsn.opt;
+		from = max(a, addr);
+		to = min(a + JMP32_INSN_SIZE, addr + len);
+		memcpy(buf + (from - addr), op->orig + (from - a), to - from);
+	}
+}
+
+/*
+ * Copy up to @len bytes of text at @addr as they would be without any
+ * kprobe breakpoint or optimization jump; the copy stops early where the
+ * text does (end of the last mapped page).  Called with kprobe_mutex held,
+ * so the table is stable, and text_mutex, so no other text patching is
+ * half done.  Returns the number of bytes copied, or -EFAULT.
+ */
+int kprobe_read_text(u8 *buf, unsigned long addr, size_t len)
 {
 	size_t head = min_t(size_t, len, PAGE_SIZE - offset_in_page(addr));
 	struct kprobe *p;
@@ -109,10 +130,12 @@ static int kprobe_read_text(u8 *buf, unsigned long addr, size_t len)
 		if (p)
 			buf[i] = p->opcode;
 	}
+	if (IS_ENABLED(CONFIG_OPTPROBES))
+		kprobe_unjump_text(buf, addr, len);
 	return len;
 }
 
-static int kprobe_decode_at(struct insn *insn, u8 *buf, unsigned long addr)
+int kprobe_decode_at(struct insn *insn, u8 *buf, unsigned long addr)
 {
 	int len = kprobe_read_text(buf, addr, MAX_INSN_SIZE);
 
@@ -177,15 +200,17 @@ static int kprobe_classify_0f(struct insn *insn, struct arch_specific_insn *ai,
 }
 
 /* pt_regs slots of the general purpose registers, in encoding order. */
-static const u8 kprobe_gpr_offset[16] = {
+static const u8 kprobe_gpr_offset[] = {
 	offsetof(struct pt_regs, ax), offsetof(struct pt_regs, cx),
 	offsetof(struct pt_regs, dx), offsetof(struct pt_regs, bx),
 	offsetof(struct pt_regs, sp), offsetof(struct pt_regs, bp),
 	offsetof(struct pt_regs, si), offsetof(struct pt_regs, di),
+#ifdef CONFIG_X86_64
 	offsetof(struct pt_regs, r8), offsetof(struct pt_regs, r9),
 	offsetof(struct pt_regs, r10), offsetof(struct pt_regs, r11),
 	offsetof(struct pt_regs, r12), offsetof(struct pt_regs, r13),
 	offsetof(struct pt_regs, r14), offsetof(struct pt_regs, r15),
+#endif
 };
 
 /* call *%reg / jmp *%reg: emulated; through memory: refused. */
@@ -195,7 +220,7 @@ static int kprobe_classify_indirect(struct insn *insn,
 	u8 modrm = insn->modrm.bytes[0];
 	unsigned int regno;
 
-	if (X86_MODRM_MOD(modrm) != 3 || insn->opnd_bytes != 8 ||
+	if (X86_MODRM_MOD(modrm) != 3 || insn->opnd_bytes != sizeof(long) ||
 	    insn_is_rex2(insn))
 		return -EOPNOTSUPP;
 	regno = X86_MODRM_RM(modrm);
@@ -210,8 +235,8 @@ static int kprobe_classify_indirect(struct insn *insn,
  * Decide how the instruction in @insn (at @addr) is carried out, filling
  * in @ai.  Returns -EOPNOTSUPP for the refused ones listed at the top.
  */
-static int kprobe_classify(struct insn *insn, struct arch_specific_insn *ai,
-			   unsigned long addr)
+int kprobe_classify(struct insn *insn, struct arch_specific_insn *ai,
+		    unsigned long addr)
 {
 	unsigned long next = addr + insn->length;
 	u8 op = insn->opcode.bytes[0];
@@ -296,8 +321,8 @@ static int kprobe_classify(struct insn *insn, struct arch_specific_insn *ai,
 /* ---------------------------------------------------------------------- */
 
 /* Rewrite a RIP-relative displacement for a copy placed at @copy_addr. */
-static int kprobe_fix_riprel(struct insn *insn, u8 *copy, unsigned long addr,
-			     unsigned long copy_addr)
+int kprobe_fix_riprel(struct insn *insn, u8 *copy, unsigned long addr,
+		      unsigned long copy_addr)
 {
 	unsigned int off;
 	s64 disp;
@@ -675,12 +700,26 @@ static void kprobe_carry_out(struct kprobe *p, struct pt_regs *regs,
 			     struct kprobe_ctlblk *kcb, bool nested)
 {
 	struct arch_specific_insn *ai = &p->ainsn;
+	struct arch_optimized_insn *op;
 	struct kprobe_step *step;
 
 	if (ai->action != KPROBE_X86_STEP) {
 		kprobe_emulate(p, regs);
 		if (!nested)
 			kprobe_run_post(p, regs, kcb);
+		return;
+	}
+
+	/*
+	 * A site with a detour runs the detour's copy of the instructions
+	 * the jump will cover: that is what keeps tasks out of the bytes the
+	 * optimizer is about to replace.  Such sites have no post_handler.
+	 */
+	op = READ_ONCE(ai->opt);
+	if (op) {
+		regs->ip = (unsigned long)op->copy;
+		if (!nested)
+			reset_current_kprobe();
 		return;
 	}
 
@@ -734,6 +773,41 @@ static bool kprobe_step_done(struct pt_regs *regs, unsigned long addr,
 NOKPROBE_SYMBOL(kprobe_step_done);
 
 /**
+ * kprobe_run_pre() - run a site's pre_handlers for a hit
+ * @p: the site that was hit
+ * @regs: registers as the breakpoint path presents them (regs->ip is the
+ *	probed address + 1)
+ *
+ * Shared by the breakpoint path and the optimized (jump) path, so that both
+ * count misses and mark the CPU busy the same way.
+ * Context: interrupts off.
+ * Return: KPROBE_PRE_MISSED: another probe runs on this CPU, the hit was
+ * counted missed; KPROBE_PRE_RAN: handlers ran, @p is still this CPU's
+ * running probe until the caller carried the instruction out; or
+ * KPROBE_PRE_SKIP: a handler moved regs->ip, nothing is running any more.
+ */
+int kprobe_run_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+
+	if (kprobe_running()) {
+		/* Hit from inside another probe's handler or step. */
+		kprobes_inc_nmissed_count(p);
+		return KPROBE_PRE_MISSED;
+	}
+
+	__this_cpu_write(current_kprobe, p);
+	kcb->status = KPROBE_HIT_ACTIVE;
+	if (!kprobe_disabled(p) && p->pre_handler && p->pre_handler(p, regs)) {
+		reset_current_kprobe();
+		return KPROBE_PRE_SKIP;
+	}
+	return KPROBE_PRE_RAN;
+}
+
+NOKPROBE_SYMBOL(kprobe_run_pre);
+
+/**
  * kprobe_int3_handler() - handle an int3 that may be a kprobe's
  * @regs: registers at the trap; regs->ip is just past the int3
  *
@@ -766,21 +840,16 @@ int kprobe_int3_handler(struct pt_regs *regs)
 		return 0;
 	}
 
-	if (kprobe_running()) {
-		/* Hit from inside another probe's handler or step. */
-		kprobes_inc_nmissed_count(p);
+	switch (kprobe_run_pre(p, regs)) {
+	case KPROBE_PRE_MISSED:
 		kprobe_carry_out(p, regs, kcb, true);
-		return 1;
+		break;
+	case KPROBE_PRE_RAN:
+		kprobe_carry_out(p, regs, kcb, false);
+		break;
+	case KPROBE_PRE_SKIP:
+		break;
 	}
-
-	__this_cpu_write(current_kprobe, p);
-	kcb->status = KPROBE_HIT_ACTIVE;
-	if (!kprobe_disabled(p) && p->pre_handler && p->pre_handler(p, regs)) {
-		/* The handler moved regs->ip: skip the instruction. */
-		reset_current_kprobe();
-		return 1;
-	}
-	kprobe_carry_out(p, regs, kcb, false);
 	return 1;
 }
 

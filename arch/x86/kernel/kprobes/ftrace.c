@@ -11,8 +11,9 @@
  * A pre_handler that moves regs->ip and returns non-zero is honoured
  * (the ops has IPMODIFY).
  *
- * Such probes are listed [FTRACE].  kprobe_ftrace_kill() (ftrace died)
- * only stops new ones from being attached this way.
+ * Such probes are listed [FTRACE].  After kprobe_ftrace_kill() (ftrace
+ * died) no new one is attached this way, and the ones attached already run
+ * no handlers any more: ftrace may not be able to detach them.
  */
 
 #include <linux/kprobes.h>
@@ -65,6 +66,10 @@ static void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 
 	if (bit < 0)
 		return;
+	if (unlikely(READ_ONCE(kprobe_ftrace_disabled))) {
+		ftrace_test_recursion_unlock(bit);
+		return;
+	}
 	regs = ftrace_get_regs(fregs);
 	p = likely(regs) ? get_kprobe((kprobe_opcode_t *)ip) : NULL;
 	if (p && !kprobe_disabled(p)) {

@@ -1,25 +1,494 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * x86 jump optimization for kprobes (CONFIG_OPTPROBES).
+ * x86-64 jump optimization for kprobes (CONFIG_OPTPROBES).
  *
- * The core offers every armed breakpoint site without a post_handler to
- * arch_prepare_optimized_kprobe().  Replacing a breakpoint by a jump into a
- * detour buffer needs the whole-function safety analysis, the detour
- * buffers and the batched, RCU-synchronised patching described in the next
- * issue; until those exist this file declines every site, so each probe
- * keeps working as a breakpoint probe and is never listed [OPTIMIZED].
+ * A breakpoint probe costs a trap per hit.  For a site without a
+ * post_handler, the optimizer in kernel/kprobes.c asks us to replace the
+ * int3 and the following bytes by a 5-byte jmp into a detour buffer:
+ *
+ *   [0]   data: the struct arch_optimized_insn, the probed address + 1
+ *   [16]  entry: push a fake frame (probed address + 1, %rbp), make room
+ *         for ss and sp, pushf, save the general registers as a struct
+ *         pt_regs, point %rbp at the fake frame, call
+ *         kprobe_opt_callback(op, regs), restore everything
+ *   [..]  copies of the whole instructions the jmp covers (the "region",
+ *         at least 5 bytes), RIP-relative operands rewritten
+ *   [..]  jmp to the first byte after the region
+ *
+ * The callback presents the registers exactly as the breakpoint path does
+ * (regs->ip is the probed address + 1, regs->sp the stack pointer at the
+ * probed instruction) and runs the site's pre_handlers through the same
+ * kprobe_run_pre().  A pre_handler cannot redirect execution from here:
+ * its change of regs->ip is ignored and the copies run.  The fake frame
+ * lets the ORC unwinder, which knows nothing about the buffer, fall back
+ * on frame pointers for one frame and continue in the probed function.
+ * The detour code is built from a template assembled into .rodata: it is
+ * never run in place, only copied, and it is only ever jumped to directly
+ * (no ENDBR needed) and makes one direct call (no thunks involved).
+ *
+ * A site is refused (it stays a working breakpoint probe) unless all of
+ * this can be proven from the text of its function, found through
+ * kallsyms and decoded from its start:
+ *  - the region lies inside the function, and its instructions can run
+ *    anywhere: no relative or indirect jumps, calls or returns, nothing
+ *    the breakpoint path would emulate or refuses, RIP-relative operands
+ *    only if the rewritten displacement still fits;
+ *  - no instruction in the region has an exception-table entry (a fault
+ *    in the copy would not be fixed up) and no exception fixup lands
+ *    inside the region;
+ *  - no relative jump or call in the function (or in its .cold part)
+ *    targets a byte of the region other than its first: the jmp's bytes
+ *    would be executed as instructions;
+ *  - the function contains no indirect jump (ff /4, or a jmp to an
+ *    __x86_indirect_* retpoline thunk): a jump table could land anywhere;
+ *  - no jump label, static call or ftrace site, and no other probe, lies
+ *    in the region.
+ * 32-bit kernels are refused altogether.
  */
 
+#define pr_fmt(fmt) "kprobes: " fmt
+
 #include <linux/kprobes.h>
+#include <linux/extable.h>
+#include <linux/ftrace.h>
+#include <linux/jump_label.h>
+#include <linux/kallsyms.h>
+#include <linux/memory.h>
+#include <linux/slab.h>
+#include <linux/static_call.h>
+#include <linux/string.h>
+
+#include <asm/insn.h>
+#include <asm/segment.h>
+#include <asm/text-patching.h>
+
+#include "common.h"
+
+#ifdef CONFIG_X86_64
+
+/* Template data words, and where the code starts. */
+#define KPROBE_OPT_DATA_OP	0
+#define KPROBE_OPT_DATA_RET	8
+#define KPROBE_OPT_ENTRY	16
+
+/*
+ * Bytes the template pushes above struct pt_regs: the fake frame (two
+ * words) and the ss and sp slots are part of struct pt_regs itself.
+ */
+#define KPROBE_OPT_FAKE_FRAME	16
+#define KPROBE_OPT_REGS_SIZE	168
+
+asm("	.pushsection .rodata, \"a\"\n"
+	"	.balign 8\n"
+	"kprobe_opt_tpl:\n"
+	"	.quad 0\n"
+	"	.quad 0\n"
+	/* Fake frame for the unwinder: "return address", saved %rbp. */
+	"	pushq kprobe_opt_tpl + " __stringify(KPROBE_OPT_DATA_RET) "(%rip)\n"
+	"	pushq %rbp\n"
+	/* ss and sp slots; lea leaves the flags alone. */
+	"	leaq -16(%rsp), %rsp\n"
+	"	pushfq\n"
+	SAVE_REGS_STRING
+	"	leaq " __stringify(KPROBE_OPT_REGS_SIZE) "(%rsp), %rbp\n"
+	"	movq %rsp, %rsi\n"
+	"	movq kprobe_opt_tpl + " __stringify(KPROBE_OPT_DATA_OP) "(%rip), %rdi\n"
+	"kprobe_opt_tpl_call:\n"
+	"	.byte 0xe8\n"
+	"	.long 0\n"
+	RESTORE_REGS_STRING
+	"	popfq\n"
+	"	leaq 16 + " __stringify(KPROBE_OPT_FAKE_FRAME) "(%rsp), %rsp\n"
+	"kprobe_opt_tpl_end:\n"
+	"	.popsection\n"
+);
+
+/*
+ * Called from a detour with the registers of the probed code.  Interrupts
+ * are turned off as on the breakpoint path, which also makes the handlers
+ * an RCU read-side section for unregistration to wait on.
+ */
+static void kprobe_opt_callback(struct arch_optimized_insn *op,
+				struct pt_regs *regs)
+{
+	unsigned long flags;
+	struct kprobe *p;
+
+	local_irq_save(flags);
+	regs->ip = (unsigned long)op->addr + INT3_INSN_SIZE;
+	regs->sp = (unsigned long)(regs + 1) + KPROBE_OPT_FAKE_FRAME;
+	regs->cs = __KERNEL_CS;
+	regs->ss = __KERNEL_DS;
+	regs->orig_ax = ~0UL;
+
+	p = get_kprobe(op->addr);
+	if (p && kprobe_run_pre(p, regs) == KPROBE_PRE_RAN)
+		reset_current_kprobe();
+	local_irq_restore(flags);
+}
+
+NOKPROBE_SYMBOL(kprobe_opt_callback);
+
+/* Is @target inside a retpoline thunk, i.e. is a jmp to it indirect? */
+static bool kprobe_opt_is_thunk(unsigned long target)
+{
+	unsigned long size, offset;
+	char name[KSYM_NAME_LEN];
+
+	if (!kallsyms_lookup(target, &size, &offset, NULL, name))
+		return false;
+	return strstarts(name, "__x86_indirect_");
+}
+
+/* Where a relative branch goes, or 0 if @insn is not one. */
+static unsigned long kprobe_opt_branch_target(struct insn *insn,
+					      unsigned long pos)
+{
+	u8 op = insn->opcode.bytes[0];
+
+	switch (op) {
+	case 0x70 ... 0x7f:			/* jcc rel8 */
+	case 0xe0 ... 0xe3:			/* loop*, jrcxz */
+	case 0xe8:				/* call rel32 */
+	case 0xe9: case 0xeb:			/* jmp rel32, rel8 */
+		break;
+	case 0x0f:
+		if (insn->opcode.bytes[1] >= 0x80 &&
+		    insn->opcode.bytes[1] <= 0x8f)	/* jcc rel32 */
+			break;
+		return 0;
+	default:
+		return 0;
+	}
+	return pos + insn->length + insn->immediate.value;
+}
+
+/* Where the exception fixup of the instruction at @pos goes, or 0. */
+static unsigned long kprobe_opt_fixup_target(unsigned long pos)
+{
+	const struct exception_table_entry *e = search_exception_tables(pos);
+
+	return e ? (unsigned long)&e->fixup + e->fixup : 0;
+}
+
+/*
+ * Decode [@start, @end) and refuse (-EOPNOTSUPP) if anything in it may
+ * transfer control into (@addr, @addr + @len), or jumps indirectly.
+ */
+static int kprobe_opt_scan(unsigned long start, unsigned long end,
+			   unsigned long addr, unsigned int len)
+{
+	unsigned long pos, target;
+	u8 buf[MAX_INSN_SIZE];
+	struct insn insn;
+
+	for (pos = start; pos < end; pos += insn.length) {
+		if (kprobe_decode_at(&insn, buf, pos))
+			return -EOPNOTSUPP;
+		if (insn.opcode.bytes[0] == 0xff &&
+		    X86_MODRM_REG(insn.modrm.bytes[0]) == 4)
+			return -EOPNOTSUPP;	/* jmp *... */
+		target = kprobe_opt_branch_target(&insn, pos);
+		if (target > addr && target < addr + len)
+			return -EOPNOTSUPP;
+		if (target && (target < start || target >= end) &&
+		    insn.opcode.bytes[0] != 0xe8 && kprobe_opt_is_thunk(target))
+			return -EOPNOTSUPP;
+		target = kprobe_opt_fixup_target(pos);
+		if (target > addr && target < addr + len)
+			return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/* GCC's split-off unlikely part of a function jumps back into it. */
+static int kprobe_opt_scan_cold(unsigned long func, unsigned long addr,
+				unsigned int len)
+{
+	char name[KSYM_NAME_LEN], cold_name[KSYM_NAME_LEN + 8];
+	unsigned long cold, size, offset;
+
+	if (!kallsyms_lookup(func, &size, &offset, NULL, name))
+		return -EOPNOTSUPP;
+	snprintf(cold_name, sizeof(cold_name), "%s.cold", name);
+	cold = kallsyms_lookup_name(cold_name);
+	if (!cold)
+		return 0;
+	if (!kallsyms_lookup_size_offset(cold, &size, &offset) || offset)
+		return -EOPNOTSUPP;
+	return kprobe_opt_scan(cold, cold + size, addr, len);
+}
+
+/*
+ * Find the region at @addr, copy its original bytes to @code, and check
+ * the function around it.  Returns the region's length or an error.
+ * text_mutex held.
+ */
+static int kprobe_opt_analyze(unsigned long addr, u8 *code)
+{
+	unsigned long size, offset, start, end, pos;
+	struct arch_specific_insn ai;
+	u8 buf[MAX_INSN_SIZE];
+	struct insn insn;
+	unsigned int len = 0;
+	int ret;
+
+	if (!kallsyms_lookup_size_offset(addr, &size, &offset))
+		return -EOPNOTSUPP;
+	start = addr - offset;
+	end = start + size;
+
+	for (pos = addr; len < JMP32_INSN_SIZE; pos += insn.length) {
+		if (kprobe_decode_at(&insn, buf, pos))
+			return -EOPNOTSUPP;
+		if (pos + insn.length > end)
+			return -EOPNOTSUPP;
+		memset(&ai, 0, sizeof(ai));
+		if (kprobe_classify(&insn, &ai, pos) || ai.action != KPROBE_X86_STEP)
+			return -EOPNOTSUPP;
+		if (search_exception_tables(pos))
+			return -EOPNOTSUPP;
+		/* Another probe's breakpoint would be skipped by the copy. */
+		if (pos != addr && get_kprobe((void *)pos))
+			return -EOPNOTSUPP;
+		memcpy(code + len, buf, insn.length);
+		len += insn.length;
+	}
+	for (pos = addr + 1; pos < addr + len; pos++) {
+		if (get_kprobe((void *)pos))
+			return -EOPNOTSUPP;
+	}
+
+	ret = kprobe_opt_scan(start, end, addr, len);
+	if (!ret)
+		ret = kprobe_opt_scan_cold(start, addr, len);
+	return ret ? ret : len;
+}
+
+#ifdef CONFIG_DYNAMIC_FTRACE
+static bool kprobe_opt_ftrace_site(unsigned long start, unsigned long last)
+{
+	return ftrace_location_range(start, last);
+}
+#else
+static bool kprobe_opt_ftrace_site(unsigned long start, unsigned long last)
+{
+	return false;
+}
+#endif
+
+/* Text other subsystems patch on their own. */
+static bool kprobe_opt_reserved(unsigned long addr, unsigned int len)
+{
+	unsigned long last = addr + len - 1;
+	bool ret;
+
+	jump_label_lock();
+	ret = jump_label_text_reserved((void *)addr, (void *)last) ||
+	      static_call_text_reserved((void *)addr, (void *)last);
+	jump_label_unlock();
+	return ret || kprobe_opt_ftrace_site(addr, last);
+}
+
+/* Write "jmp @to" at @at in @image, which will be placed at @image_addr. */
+static int kprobe_opt_emit_jmp(u8 *image, unsigned long image_addr,
+			       unsigned int at, unsigned long to)
+{
+	s64 rel = (s64)to - (s64)(image_addr + at + JMP32_INSN_SIZE);
+	s32 rel32 = rel;
+
+	if (rel != rel32)
+		return -ERANGE;
+	image[at] = JMP32_INSN_OPCODE;
+	memcpy(image + at + 1, &rel32, sizeof(rel32));
+	return 0;
+}
+
+/* Fill the detour @op->buf for the region @code of @op->len bytes. */
+static int kprobe_opt_build(struct arch_optimized_insn *op, const u8 *code)
+{
+	unsigned int tpl_len = kprobe_opt_tpl_end - kprobe_opt_tpl;
+	unsigned int call = kprobe_opt_tpl_call - kprobe_opt_tpl;
+	unsigned long buf = (unsigned long)op->buf;
+	unsigned long addr = (unsigned long)op->addr;
+	u8 image[KPROBE_OPTINSN_SLOT_SIZE];
+	unsigned long ret_addr = addr + INT3_INSN_SIZE;
+	unsigned int off;
+	struct insn insn;
+	s64 rel;
+	s32 rel32;
+
+	BUILD_BUG_ON(sizeof(struct pt_regs) != KPROBE_OPT_REGS_SIZE);
+	if (tpl_len + op->len + JMP32_INSN_SIZE > sizeof(image))
+		return -E2BIG;
+
+	memset(image, INT3_INSN_OPCODE, sizeof(image));
+	memcpy(image, kprobe_opt_tpl, tpl_len);
+	memcpy(image + KPROBE_OPT_DATA_OP, &op, sizeof(op));
+	memcpy(image + KPROBE_OPT_DATA_RET, &ret_addr, sizeof(ret_addr));
+
+	rel = (s64)(unsigned long)kprobe_opt_callback -
+	      (s64)(buf + call + CALL_INSN_SIZE);
+	rel32 = rel;
+	if (rel != rel32)
+		return -ERANGE;
+	memcpy(image + call + 1, &rel32, sizeof(rel32));
+
+	memcpy(image + tpl_len, code, op->len);
+	for (off = 0; off < op->len; off += insn.length) {
+		if (insn_decode(&insn, code + off, op->len - off,
+				INSN_MODE_KERN) < 0)
+			return -EILSEQ;
+		if (kprobe_fix_riprel(&insn, image + tpl_len + off, addr + off,
+				      buf + tpl_len + off))
+			return -ERANGE;
+	}
+	if (kprobe_opt_emit_jmp(image, buf, tpl_len + op->len, addr + op->len))
+		return -ERANGE;
+	/* The jump in the probed text must reach the detour too. */
+	rel = (s64)(buf + KPROBE_OPT_ENTRY) - (s64)(addr + JMP32_INSN_SIZE);
+	if (rel != (s32)rel)
+		return -ERANGE;
+
+	op->copy = op->buf + tpl_len;
+	text_poke_copy(op->buf, image, sizeof(image));
+	return 0;
+}
 
 /**
- * arch_prepare_optimized_kprobe() - try to replace a site's breakpoint
+ * arch_prepare_optimized_kprobe() - build a detour for a breakpoint site
  * @p: an armed site without a post_handler
  *
- * Context: kprobe_mutex held.
- * Return: -EOPNOTSUPP: the site stays a breakpoint site.
+ * On success @p->ainsn.opt is published: the breakpoint path runs the
+ * detour's copy of the region from then on.
+ * Context: kprobe_mutex held; may sleep.
+ * Return: 0, -EOPNOTSUPP for a site that cannot be proven safe (see the top
+ * of this file), -ENOMEM, or -ERANGE when the detour is out of reach.
+ */
+int arch_prepare_optimized_kprobe(struct kprobe *p)
+{
+	unsigned long addr = (unsigned long)p->addr;
+	u8 code[KPROBE_OPT_REGION_MAX];
+	struct arch_optimized_insn *op;
+	int len, ret;
+
+	if (p->ainsn.action != KPROBE_X86_STEP || !p->ainsn.slot)
+		return -EOPNOTSUPP;
+
+	mutex_lock(&text_mutex);
+	len = kprobe_opt_analyze(addr, code);
+	mutex_unlock(&text_mutex);
+	if (len < 0)
+		return len;
+	if (kprobe_opt_reserved(addr, len))
+		return -EOPNOTSUPP;
+
+	op = kzalloc(sizeof(*op), GFP_KERNEL);
+	if (!op)
+		return -ENOMEM;
+	op->buf = get_optinsn_slot();
+	if (!op->buf) {
+		kfree(op);
+		return -ENOMEM;
+	}
+	INIT_LIST_HEAD(&op->link);
+	op->addr = p->addr;
+	op->len = len;
+	memcpy(op->orig, code, JMP32_INSN_SIZE);
+	ret = kprobe_opt_build(op, code);
+	if (ret) {
+		arch_free_optimized_insn(op);
+		return ret;
+	}
+	/* The detour is complete before the breakpoint path can see it. */
+	smp_store_release(&p->ainsn.opt, op);
+	return 0;
+}
+
+/* The decoder in text_poke_queue() may look at MAX_INSN_SIZE bytes. */
+static void kprobe_opt_jmp_insn(struct kprobe *p, u8 insn[MAX_INSN_SIZE])
+{
+	struct arch_optimized_insn *op = p->ainsn.opt;
+	s32 rel = (long)(op->buf + KPROBE_OPT_ENTRY) -
+		  (long)(p->addr + JMP32_INSN_SIZE);
+
+	memset(insn, INT3_INSN_OPCODE, MAX_INSN_SIZE);
+	insn[0] = JMP32_INSN_OPCODE;
+	memcpy(insn + 1, &rel, sizeof(rel));
+}
+
+/**
+ * arch_optimize_kprobe() - queue the jump over a site's breakpoint
+ * @p: a site whose detour has been published for a grace period
+ *
+ * While the bytes change, text_poke's own int3 handler sends hits at the
+ * address to the detour, as the finished jump will.
+ * Context: kprobe_mutex and text_mutex held; arch_optimize_kprobes_flush()
+ * does the writing.
+ */
+void arch_optimize_kprobe(struct kprobe *p)
+{
+	u8 jmp[MAX_INSN_SIZE];
+
+	kprobe_opt_jmp_insn(p, jmp);
+	text_poke_queue(p->addr, jmp, JMP32_INSN_SIZE, NULL);
+}
+
+/**
+ * arch_unoptimize_kprobe() - queue the breakpoint back over a site's jump
+ * @p: an optimized site
+ *
+ * The int3 stays, the rest of the jump gets its original bytes back.  Until
+ * the write is done, hits are still sent to the detour.
+ * Context: as arch_optimize_kprobe().
+ */
+void arch_unoptimize_kprobe(struct kprobe *p)
+{
+	u8 jmp[MAX_INSN_SIZE], text[MAX_INSN_SIZE];
+
+	kprobe_opt_jmp_insn(p, jmp);
+	memset(text, INT3_INSN_OPCODE, sizeof(text));
+	memcpy(text, p->ainsn.opt->orig, JMP32_INSN_SIZE);
+	text[0] = INT3_INSN_OPCODE;
+	text_poke_queue(p->addr, text, JMP32_INSN_SIZE, jmp);
+}
+
+/**
+ * arch_optimize_kprobes_flush() - write what the two above queued
+ *
+ * Context: text_mutex held.
+ */
+void arch_optimize_kprobes_flush(void)
+{
+	text_poke_finish();
+}
+
+/**
+ * arch_free_optimized_insn() - free a detour
+ * @op: a detour no CPU can be running or about to run
+ *
+ * Context: may sleep.
+ */
+void arch_free_optimized_insn(struct arch_optimized_insn *op)
+{
+	free_optinsn_slot(op->buf);
+	kfree(op);
+}
+
+#else /* !CONFIG_X86_64 */
+
+/*
+ * 32-bit kernels keep breakpoint probes: the register-saving detour is
+ * only written for x86-64.
  */
 int arch_prepare_optimized_kprobe(struct kprobe *p)
 {
 	return -EOPNOTSUPP;
 }
+
+void arch_optimize_kprobe(struct kprobe *p) { }
+void arch_unoptimize_kprobe(struct kprobe *p) { }
+void arch_optimize_kprobes_flush(void) { }
+void arch_free_optimized_insn(struct arch_optimized_insn *op) { }
+
+#endif /* CONFIG_X86_64 */
