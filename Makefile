@@ -3,6 +3,8 @@
 #   make run      set up, build our kernel, boot it, show kprobes working
 #   make check    build and boot, run every test, print the results table
 #   make shell    interactive shell in the guest
+#   make bench    our kprobes against the base kernel's, both built and
+#                 booted; table in bench/results/ and README (QUICK=1: short)
 #
 # Switches:  BASELINE=1   the unmodified base kernel (upstream's kprobes)
 #            T=SUITE[:GLOB]   one suite or some tests (kunit, ftrace, guest,
@@ -14,15 +16,15 @@
 #   deps base overlay config build static
 
 H := harness
-export BASELINE ACCEL KPROBES_CACHE KP_CANARY KP_TIMEOUT
+export BASELINE ACCEL KPROBES_CACHE KP_CANARY KP_TIMEOUT QUICK
 T ?= all
 
-.PHONY: all run shell check deps base overlay config build static clean-runs help
+.PHONY: all run shell check bench deps base overlay config build static clean-runs help
 
 all: help
 
 help:
-	@sed -n '3,16p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,18p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@$(H)/deps.sh
@@ -46,6 +48,12 @@ static: base
 
 check: build
 	@$(H)/check.sh $(T)
+
+# Both kernels (each step incremental), then the benchmark (bench/run.sh).
+bench:
+	@$(MAKE) --no-print-directory build BASELINE=1
+	@$(MAKE) --no-print-directory build BASELINE=0
+	@bench/run.sh
 
 clean-runs:
 	rm -rf "$${KPROBES_CACHE:-$$HOME/.cache/kprobes-dev}/runs"

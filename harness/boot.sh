@@ -29,9 +29,9 @@ release=$(cat "$KP_OUT/include/config/kernel.release")
 modroot=$KP_OUT/modroot/lib/modules
 [ -d "$modroot/$release" ] || kp_die "modules of $release not installed: run 'make build'"
 
-run=${KP_RUN_DIR:-$KPROBES_CACHE/runs/$KP_MODE-$(date +%Y%m%d-%H%M%S)-$action}
+run=${KP_RUN_DIR:-$KPROBES_CACHE/runs/$KP_RUN_NAME-$(date +%Y%m%d-%H%M%S)-$action}
 mkdir -p "$run"
-ln -sfn "$run" "$KPROBES_CACHE/runs/latest-$KP_MODE"
+ln -sfn "$run" "$KPROBES_CACHE/runs/latest-$KP_RUN_NAME"
 src=$(kp_src)
 timeout_s=${KP_TIMEOUT:-2400}
 

@@ -58,6 +58,7 @@ if [ "$rc" != 0 ]; then
 fi
 # Only a cold build's count is a useful estimate for the next cold build.
 n=$(cat "$KP_OUT/.kp-objcount.new"); rm -f "$KP_OUT/.kp-objcount.new"
+n=${n:-0}
 [ "$n" -lt $((total / 2)) ] || echo "$n" > "$KP_OUT/.kp-objcount"
 
 release=$(cat "$KP_OUT/include/config/kernel.release")

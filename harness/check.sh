@@ -1,20 +1,25 @@
 #!/usr/bin/env bash
 # make check: boot the kernel of the current mode, run the guest suites
-# (KUnit, ftracetest kprobe/dynevent, ours), the host-side static checks,
+# (KUnit, ftracetest kprobe/dynevent, ours), the host-side static checks
+# and the config matrix (builds only),
 # and print one table ending in 'N passed, N failed, N skipped'.
 # Usage: check.sh [FILTER]   (all, SUITE, or SUITE:GLOB)
 . "$(dirname "$0")/lib.sh"
 KP_STEP=check
 filter=${1:-all}
 
-run=$KPROBES_CACHE/runs/$KP_MODE-$(date +%Y%m%d-%H%M%S)-check
+run=$KPROBES_CACHE/runs/$KP_RUN_NAME-$(date +%Y%m%d-%H%M%S)-check
 mkdir -p "$run"
 case $filter in
 all|static|static:*) "$KP_REPO/harness/static.sh" "$run/static.tsv" ;;
 esac
 case $filter in
-static|static:*) ;;
+static|static:*|matrix|matrix:*) ;;
 *) KP_RUN_DIR=$run "$KP_REPO/harness/boot.sh" test "$filter" ;;
+esac
+case $filter in
+all|matrix) "$KP_REPO/harness/matrix.sh" "$run/matrix.tsv" ;;
+matrix:*) "$KP_REPO/harness/matrix.sh" "$run/matrix.tsv" "${filter#matrix:}" ;;
 esac
 kp_say "results of $run"
 KP_MODE=$KP_MODE python3 "$KP_REPO/harness/report.py" "$run" "$filter"

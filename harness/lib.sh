@@ -23,7 +23,20 @@ else
 	KP_MODE=ours
 fi
 KP_OUT=$KPROBES_CACHE/out/$KP_MODE
+# KP_OUT_DIR and KP_TREE_DIR point a build at another output directory and
+# work tree (a private copy of the work tree to try a new owned file in,
+# without disturbing the main build).
+KP_OUT=${KP_OUT_DIR:-$KP_OUT}
+# KP_VARIANT=NAME: a config-matrix variant (harness/config/matrix/NAME.config
+# on top of the test fragment), built in a directory of its own.
+if [ -n "${KP_VARIANT:-}" ]; then
+	KP_OUT=$KP_OUT-$KP_VARIANT
+	KP_CONFIG_EXTRA=$KP_REPO/harness/config/matrix/$KP_VARIANT.config
+fi
 KP_LOCALVERSION=-kp$KP_MODE
+# Run directories and the latest-* link are named after this (a private
+# KP_OUT_DIR build gets runs of its own).
+KP_RUN_NAME=$KP_MODE${KP_OUT_DIR:+-$(basename "$KP_OUT_DIR")}
 
 export CCACHE_DIR=${CCACHE_DIR:-$KPROBES_CACHE/ccache}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
@@ -44,7 +57,9 @@ kp_src() {
 
 # The tree a build of the current mode compiles.
 kp_tree() {
-	if [ "$KP_MODE" = base ]; then
+	if [ -n "${KP_TREE_DIR:-}" ]; then
+		echo "$KP_TREE_DIR"
+	elif [ "$KP_MODE" = base ]; then
 		kp_src
 	else
 		local w
@@ -59,7 +74,7 @@ kp_tree() {
 # each other down (helpers compiling single objects take the same lock).
 kp_make() {
 	mkdir -p "$KPROBES_CACHE"
-	flock "$KPROBES_CACHE/build.lock" make -C "$(kp_tree)" O="$KP_OUT" CC="ccache gcc" HOSTCC="ccache gcc" \
+	flock "${KP_BUILD_LOCK:-$KPROBES_CACHE/build.lock}" make -C "$(kp_tree)" O="$KP_OUT" CC="ccache gcc" HOSTCC="ccache gcc" \
 		LOCALVERSION= -j"$(nproc)" "$@"
 }
 

@@ -3,6 +3,7 @@
 # the same format as the guest's results (suite, test, status, detail):
 #   checkpatch  scripts/checkpatch.pl --strict on every owned source file
 #   W=1         the owned .c files compiled with W=1
+#   sparse      the owned .c files run through sparse (C=2)
 # Both check our kernel; with BASELINE=1 they are reported skipped.
 # Usage: static.sh OUTFILE
 . "$(dirname "$0")/lib.sh"
@@ -14,6 +15,7 @@ row() { printf 'static\t%s\t%s\t%s\n' "$1" "$2" "$3" >> "$out"; }
 if [ "$KP_MODE" = base ]; then
 	row checkpatch skip "baseline mode: our files are not part of this kernel"
 	row W=1 skip "baseline mode: our files are not part of this kernel"
+	row sparse skip "baseline mode: our files are not part of this kernel"
 	exit 0
 fi
 
@@ -44,16 +46,23 @@ for f in "${files[@]}"; do
 	fi
 done
 
-for f in "${files[@]}"; do
-	case $f in *.c) ;; *) continue ;; esac
-	obj=${f%.c}.o
-	# Only objects this config builds are checked.
-	[ -f "$KP_OUT/$obj" ] || { row "W=1:$obj" skip "not built in this config"; continue; }
-	log=$(kp_make W=1 "$obj" 2>&1 || echo "BUILD FAILED")
-	warn=$(echo "$log" | grep -E 'warning:|error:|BUILD FAILED' || true)
-	if [ -z "$warn" ]; then
-		row "W=1:$obj" pass "no warnings"
-	else
-		row "W=1:$obj" fail "$(echo "$warn" | wc -l) warnings: $(echo "$warn" | head -n 1 | cut -c1-100)"
-	fi
-done
+# compile_check LABEL MAKE-ARG: one row per owned object this config builds,
+# failing on any compiler (W=1) or checker (C=2: sparse, run whether or not
+# the object needs recompiling) warning.
+compile_check() {
+	local label=$1 arg=$2 f obj log warn
+	for f in "${files[@]}"; do
+		case $f in *.c) ;; *) continue ;; esac
+		obj=${f%.c}.o
+		[ -f "$KP_OUT/$obj" ] || { row "$label:$obj" skip "not built in this config"; continue; }
+		log=$(kp_make "$arg" "$obj" 2>&1 || echo "BUILD FAILED")
+		warn=$(echo "$log" | grep -E 'warning:|error:|BUILD FAILED' || true)
+		if [ -z "$warn" ]; then
+			row "$label:$obj" pass "no warnings"
+		else
+			row "$label:$obj" fail "$(echo "$warn" | wc -l) warnings: $(echo "$warn" | head -n 1 | cut -c1-100)"
+		fi
+	done
+}
+compile_check W=1 W=1
+compile_check sparse C=2

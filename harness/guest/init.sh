@@ -48,6 +48,10 @@ test)
 	cp /sys/kernel/debug/kprobes/list /mnt/out/boot-kprobes-list 2>/dev/null
 	bash "$KP_REPO/harness/guest/run-tests.sh" "$KP_FILTER" 2>&1 | tee /mnt/out/guest-output.log
 	;;
+bench)
+	# make bench: the benchmark's guest half (bench/guest.sh).
+	bash "$KP_REPO/bench/guest.sh" 2>&1 | tee /mnt/out/bench-guest.log
+	;;
 shell)
 	echo "kprobes guest: $(uname -r).  Exit the shell to power off."
 	setsid bash -c 'exec bash -i </dev/ttyS0 >/dev/ttyS0 2>&1'

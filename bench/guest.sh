@@ -1,0 +1,199 @@
+#!/bin/bash
+# The guest half of `make bench` (KP_ACTION=bench in harness/guest/init.sh).
+# Loads kp_bench.ko from the run directory, runs every measurement and
+# appends one "BENCH ..." line per sample to /mnt/out/bench.txt.  Knobs come
+# from the kernel command line (bench/run.sh sets them):
+#   KPB_REPS    hit-cost repetitions in this boot (kinds interleaved per rep)
+#   KPB_LOOPS   calls per hit-cost sample
+#   KPB_REGN    register_kprobes sizes, comma-separated
+#   KPB_EVN     kprobe_events sizes, comma-separated
+#   KPB_OPTWAIT seconds to wait for the optimizer
+#   KPB_SMPN    calls per thread in the SMP test; KPB_SLEEPN for the sleeper
+#   KPB_PARTS   which parts to run (default "hit smp reg events")
+set -u
+# bash reads a script as it goes: run from a private copy, so that an edit
+# of this file on the host cannot derail a running benchmark.
+if [ -z "${KPB_COPY:-}" ]; then
+	cp "$0" /tmp/kpb-guest.sh && KPB_COPY=1 exec bash /tmp/kpb-guest.sh "$@"
+fi
+OUT=/mnt/out/bench.txt
+C=/sys/kernel/debug/kp_bench/ctl
+S=/sys/kernel/debug/kp_bench/syms
+D=/sys/kernel/debug/kprobes
+T=/sys/kernel/tracing
+OPT=/proc/sys/debug/kprobes-optimization
+REPS=${KPB_REPS:-5}
+LOOPS=${KPB_LOOPS:-1000000}
+REGN=${KPB_REGN:-1000,10000}
+EVN=${KPB_EVN:-256,2000}
+OPTWAIT=${KPB_OPTWAIT:-60}
+SMPN=${KPB_SMPN:-100000}
+SLEEPN=${KPB_SLEEPN:-200}
+PARTS=" ${KPB_PARTS:-hit smp reg events} "
+PARTS=${PARTS//,/ }
+part() { [[ $PARTS == *" $1 "* ]]; }
+cd /tmp || exit 1
+
+emit() { echo "BENCH $*" >> "$OUT"; echo "BENCH $*"; }
+now() { date +%s%N; }
+# ctl CMD: run one module command, print its result line.
+# (Builtins only where it is cheap: every fork costs under TCG.)
+ctl() {
+	local line
+	if ! echo "$*" > "$C"; then
+		echo "error=ctl '$*' failed"
+		return 1
+	fi
+	read -r line < "$C"
+	echo "$line"
+}
+# kv KEY LINE: the value of KEY=VALUE in LINE.
+kv() { [[ " $2" =~ \ $1=([^ ]*) ]] && echo "${BASH_REMATCH[1]}"; }
+# State of the probes on kpb_ symbols in kprobes/list: type and [FLAGS].
+state() {
+	awk '$0 ~ /kpb_/ { s = $2; for (i = 4; i <= NF; i++) if ($i ~ /^\[[A-Z]+\]$/) s = s $i; out = out (out ? "," : "") s }
+	     END { print out ? out : "none" }' "$D/list"
+}
+meminfo() { awk '$1 == "Slab:" { s = $2 } $1 == "VmallocUsed:" { v = $2 } END { print s, v }' /proc/meminfo; }
+
+insmod /mnt/out/kp_bench.ko || { emit "error insmod failed"; exit 1; }
+[ -w "$C" ] || { emit "error no $C"; exit 1; }
+echo 1 > "$D/enabled" 2>/dev/null
+textsyms=$(awk '$2 ~ /^[tT]$/ && NF == 3' /proc/kallsyms | wc -l)
+emit "info kernel=$(uname -r) cpus=$(nproc) textsyms=$textsyms reps=$REPS loops=$LOOPS"
+
+# ---- 1. hit cost -------------------------------------------------------
+# Each kind: target function, optimization on/off, how it is armed.
+kinds="int3:nb:0 boost:b:0 opt:b:1 ftrace:entry:0 kret:entry:0 both:entry:0 event:entry:0"
+wait_opt() {
+	local deadline=$(( $(date +%s) + $1 ))
+	while [ "$(date +%s)" -lt "$deadline" ]; do
+		grep -q 'kpb_.*\[OPTIMIZED\]' "$D/list" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+hit_wait=${KPB_HITOPTWAIT:-10}
+part hit || REPS=0
+for rep in $(seq 1 "$REPS"); do
+	# Unprobed loops are cheap: 10x the calls, for a steadier per-call time.
+	for t in nb b entry; do
+		r=$(ctl loop "$t" $((LOOPS * 10)))
+		emit "base target=$t rep=$rep n=$((LOOPS * 10)) ns=$(kv ns "$r")"
+	done
+	for k in $kinds; do
+		IFS=: read -r kind target opt <<< "$k"
+		echo "$opt" > "$OPT"
+		if [ "$kind" = event ]; then
+			echo 'p:kpbench/empty kpb_target_entry' > "$T/kprobe_events" &&
+				echo 1 > "$T/events/kpbench/empty/enable" ||
+				{ emit "hit kind=event rep=$rep error=define"; continue; }
+			h0=$(awk '$1 == "empty" { print $2 }' "$T/kprobe_profile")
+		else
+			r=$(ctl arm "$kind")
+			[ "$(kv ret "$r")" = 0 ] || { emit "hit kind=$kind rep=$rep error=arm:$r"; continue; }
+		fi
+		if [ "$kind" = opt ]; then
+			# Ours may decline to optimize: after one full wait, wait less.
+			wait_opt "$hit_wait" || hit_wait=2
+		fi
+		st=$(state)
+		r=$(ctl loop "$target" "$LOOPS")
+		hits=$(kv hits "$r"); rhits=$(kv rhits "$r")
+		if [ "$kind" = event ]; then
+			h1=$(awk '$1 == "empty" { print $2 }' "$T/kprobe_profile")
+			hits=$(( h1 - h0 ))
+			echo 0 > "$T/events/kpbench/empty/enable"
+			echo > "$T/kprobe_events"
+		else
+			ctl disarm > /dev/null
+		fi
+		emit "hit kind=$kind target=$target rep=$rep n=$LOOPS ns=$(kv ns "$r") hits=$hits rhits=$rhits state=$st"
+	done
+done
+echo 1 > "$OPT"
+
+# ---- 4. SMP scaling ------------------------------------------------------
+if part smp; then
+echo 0 > "$OPT"
+ctl arm boost > /dev/null
+st=$(state)
+for k in 1 2 4; do
+	[ "$k" -le "$(nproc)" ] || { emit "smp threads=$k error=only-$(nproc)-cpus"; continue; }
+	r=$(ctl smp "$k" "$SMPN")
+	emit "smp threads=$k n=$(kv n "$r") ns=$(kv ns "$r") hits=$(kv hits "$r") state=$st"
+done
+ctl disarm > /dev/null
+echo 1 > "$OPT"
+k=$(nproc); [ "$k" -le 4 ] || k=4
+r=$(ctl sleep "$k" "$SLEEPN" 2)
+emit "sleep threads=$k n=$(kv n "$r") ns=$(kv ns "$r") rhits=$(kv rhits "$r") nmissed=$(kv nmissed "$r") maxactive=2"
+fi
+
+# ---- 2./3. registration throughput and memory --------------------------
+maxn=0
+for n in ${REGN//,/ } ${EVN//,/ }; do [ "$n" -le "$maxn" ] || maxn=$n; done
+python3 /mnt/repo/bench/pick_syms.py "$maxn" > syms.all 2> syms.count
+emit "syms candidates=$(cat syms.count) picked=$(wc -l < syms.all)"
+
+# Optimized probes among all registered ones.
+nopt() { grep -c '\[OPTIMIZED\]' "$D/list"; }
+part reg || REGN=
+for n in ${REGN//,/ }; do
+	ctl clearsyms > /dev/null
+	python3 /mnt/repo/bench/pick_syms.py "$n" 2>/dev/null > syms.n
+	cat syms.n > "$S"
+	r=$(ctl alloc "$n")
+	sync; sleep 1
+	read -r slab0 vm0 <<< "$(meminfo)"
+	r=$(ctl reg)
+	emit "reg n=$n asked=$(kv asked "$r") ok=$(kv ok "$r") failed=$(kv failed "$r") einval=$(kv einval "$r") eilseq=$(kv eilseq "$r") eopnotsupp=$(kv eopnotsupp "$r") eother=$(kv eother "$r") elast=$(kv elast "$r") ns=$(kv ns "$r") first_ns=$(kv first_ns "$r") ret=$(kv ret "$r")"
+	ok=$(kv ok "$r")
+	[ "${ok:-0}" -gt 0 ] || continue
+	r=$(ctl enable)
+	emit "arm n=$n ok=$ok ns=$(kv ns "$r") failed=$(kv failed "$r")"
+	# Optimizer: time until the [OPTIMIZED] count stops growing.
+	t0=$(now); last=0; tlast=$t0; still=0
+	deadline=$(( $(date +%s) + OPTWAIT ))
+	while [ "$(date +%s)" -lt "$deadline" ]; do
+		sleep 0.5
+		c=$(nopt)
+		if [ "$c" -gt "$last" ]; then last=$c; tlast=$(now); still=0
+		else still=$((still + 1)); fi
+		[ "$c" -lt "$ok" ] || break
+		[ "$still" -lt 6 ] || break
+	done
+	states=$(awk '{ f = "plain"; for (i = 4; i <= NF; i++) if ($i ~ /^\[[A-Z]+\]$/) f = $i; c[f]++ } END { for (f in c) printf "%s%s:%d", (n++ ? "," : ""), f, c[f] }' "$D/list")
+	emit "opt n=$n ok=$ok optimized=$last ns=$(( tlast - t0 )) states=$states"
+	sync; sleep 1
+	read -r slab1 vm1 <<< "$(meminfo)"
+	emit "mem n=$n ok=$ok slab_kb=$((slab1 - slab0)) vmalloc_kb=$((vm1 - vm0)) bytes_per_probe=$(( (slab1 - slab0 + vm1 - vm0) * 1024 / ok ))"
+	r=$(ctl unreg)
+	emit "unreg n=$n ok=$ok ns=$(kv ns "$r")"
+done
+
+# kprobe_events: define, enable all, disable all, remove all.  The
+# functions are the ones register_kprobes accepted above (read back from
+# the module, with the offset past ENDBR and __fentry__).
+cat "$S" > syms.ok
+[ -s syms.ok ] || { cat syms.all > "$S"; cat "$S" > syms.ok; }
+part events || EVN=
+for opt in 1 0; do
+	echo "$opt" > "$OPT"
+	for n in ${EVN//,/ }; do
+		head -n "$n" syms.ok | awk '{ printf "p:kpbev/e%d %s+%d\n", NR, $1, $2 }' > events.txt
+		m=$(wc -l < events.txt)
+		echo > "$T/kprobe_events"
+		t0=$(now); cat events.txt >> "$T/kprobe_events" 2> err.txt; t1=$(now)
+		defined=$(grep -c '^p:kpbev/' "$T/kprobe_events")
+		t2=$(now); echo 1 > "$T/events/kpbev/enable"; t3=$(now)
+		[ "$opt" = 0 ] || sleep 2
+		st=$(awk '{ f = "plain"; for (i = 4; i <= NF; i++) if ($i ~ /^\[[A-Z]+\]$/) f = $i; c[f]++ } END { for (f in c) printf "%s%s:%d", (n++ ? "," : ""), f, c[f] }' "$D/list")
+		t4=$(now); echo 0 > "$T/events/kpbev/enable"; t5=$(now)
+		t6=$(now); echo > "$T/kprobe_events"; t7=$(now)
+		emit "events n=$n opt=$opt asked=$m defined=$defined define_ns=$((t1 - t0)) enable_ns=$((t3 - t2)) disable_ns=$((t5 - t4)) remove_ns=$((t7 - t6)) states=$st err=$(head -c 80 err.txt | tr ' \n' '__')"
+	done
+done
+echo 1 > "$OPT"
+rmmod kp_bench
+emit "done"

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# make bench [QUICK=1]: our kprobes against the unmodified base kernel's.
+#
+# Both kernels must be built (the Makefile target builds them first).  The
+# benchmark module is built against each, then the two kernels are booted
+# in turn, same QEMU settings (single-threaded TCG unless ACCEL says
+# otherwise, 4 vCPUs so the SMP test can use 1, 2 and 4 CPUs), alternating
+# which goes first in each round: base, ours | ours, base | base, ours ...
+# (QUICK=1: one round; full: two, the 10,000-probe and 2,000-event sizes
+# in the first only.)  Inside a boot the hit-cost kinds are interleaved too (each repetition
+# measures every kind once).  Every number in the table is the median of
+# all samples of both rounds and repetitions.  bench/report.py writes
+# bench/results/latest.{md,png} and prints the table.  Raw logs:
+# $KPROBES_CACHE/runs/bench-<stamp>/.
+#
+# Knobs (environment): QUICK=1, BENCH_ROUNDS, and the guest's KPB_* (see
+# bench/guest.sh) to override the chosen sizes.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../harness/lib.sh"
+KP_STEP=bench
+
+if [ "${QUICK:-0}" = 1 ]; then
+	rounds=${BENCH_ROUNDS:-1}
+	: "${KPB_REPS:=5}" "${KPB_LOOPS:=50000}" "${KPB_REGN:=500}" "${KPB_EVN:=128}"
+	: "${KPB_OPTWAIT:=15}" "${KPB_SMPN:=10000}" "${KPB_SLEEPN:=30}"
+else
+	rounds=${BENCH_ROUNDS:-2}
+	: "${KPB_REPS:=3}" "${KPB_LOOPS:=1000000}" "${KPB_REGN:=1000,10000}" "${KPB_EVN:=256,2000}"
+	: "${KPB_OPTWAIT:=90}" "${KPB_SMPN:=200000}" "${KPB_SLEEPN:=200}"
+fi
+# knobs ROUND: the guest's settings.  The large registration sizes (all but
+# the first of each list) run in round 1 only, to keep the full run near
+# 30 minutes on two host cores.
+knobs() {
+	local regn=$KPB_REGN evn=$KPB_EVN
+	if [ "$1" -gt 1 ] && [ -z "${BENCH_BIG_EVERY_ROUND:-}" ]; then
+		regn=${regn%%,*} evn=${evn%%,*}
+	fi
+	echo "KPB_REPS=$KPB_REPS KPB_LOOPS=$KPB_LOOPS KPB_REGN=$regn KPB_EVN=$evn" \
+		"KPB_OPTWAIT=$KPB_OPTWAIT KPB_SMPN=$KPB_SMPN KPB_SLEEPN=$KPB_SLEEPN" \
+		"${KPB_PARTS:+KPB_PARTS=${KPB_PARTS// /,}}"
+}
+
+suffix=; [ "${QUICK:-0}" != 1 ] || suffix=-quick
+runs=$KPROBES_CACHE/runs/bench-$(date +%Y%m%d-%H%M%S)$suffix
+mkdir -p "$runs"
+start=$(date +%s)
+
+# The module, against each kernel (in a copy: M= writes next to the sources).
+for mode in base ours; do
+	(
+		BASELINE=$([ "$mode" = base ] && echo 1 || echo 0)
+		. "$here/../harness/lib.sh"
+		d=$KP_OUT/bench-module
+		# Up to date: same sources, built after the kernel's last build.
+		if [ "$d/kp_bench.ko" -nt "$KP_OUT/Module.symvers" ] &&
+		   diff -q "$here/module/kp_bench.c" "$d/kp_bench.c" >/dev/null 2>&1 &&
+		   diff -q "$here/module/Makefile" "$d/Makefile" >/dev/null 2>&1; then
+			kp_say "kp_bench.ko for $mode up to date"
+		else
+			rm -rf "$d"
+			cp -r "$here/module" "$d"
+			kp_make -s M="$d" modules > "$runs/module-$mode.log" 2>&1 ||
+				{ cat "$runs/module-$mode.log" >&2; kp_die "kp_bench.ko failed to build against $mode"; }
+		fi
+		cp "$d/kp_bench.ko" "$runs/kp_bench-$mode.ko"
+	)
+done
+
+kp_say "$rounds round(s), $(knobs 1); raw logs in $runs"
+for r in $(seq 1 "$rounds"); do
+	if [ $((r % 2)) = 1 ]; then order="base ours"; else order="ours base"; fi
+	for mode in $order; do
+		dir=$runs/r$r-$mode
+		mkdir -p "$dir"
+		cp "$runs/kp_bench-$mode.ko" "$dir/kp_bench.ko"
+		kp_say "round $r/$rounds: $mode"
+		BASELINE=$([ "$mode" = base ] && echo 1 || echo 0) \
+		KP_RUN_DIR=$dir KP_SMP=${KP_SMP:-4} KP_LOGLEVEL=4 \
+		KP_TIMEOUT=${BENCH_TIMEOUT:-1800} KP_CMDLINE="$(knobs "$r")" \
+			"$here/../harness/boot.sh" bench || kp_say "boot of $mode failed; see $dir"
+		grep -q '^BENCH done' "$dir/bench.txt" 2>/dev/null ||
+			kp_say "$mode round $r did not finish; its partial results are used (see $dir/console.log)"
+	done
+done
+echo $(( $(date +%s) - start )) > "$runs/seconds"
+python3 "$here/report.py" "$runs" "$here/results" $([ "${QUICK:-0}" = 1 ] && echo --quick)
