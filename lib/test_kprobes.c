@@ -371,6 +371,17 @@ static struct kpt_probe *kpt_probe_new(struct kunit *test, void *addr,
 	return p;
 }
 
+/*
+ * @p must be refused with @err, and a refused probe must leave no trace:
+ * calling kpt_target_add() afterwards does not reach its handler.
+ */
+static void kpt_expect_refused(struct kunit *test, struct kpt_probe *p, int err)
+{
+	KUNIT_EXPECT_EQ(test, kpt_register(test, &p->kp), err);
+	kpt_target_add(1, 1);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 0U);
+}
+
 static int kprobes_test_init(struct kunit *test)
 {
 	kpt_seq = 0;
@@ -739,9 +750,7 @@ static void kprobe_mod_sym_absent_module(struct kunit *test)
 
 	/* The symbol exists, but not in a module of that name. */
 	p->kp.symbol_name = "kpt_no_such_module:kpt_target_add";
-	KUNIT_EXPECT_EQ(test, kpt_register(test, &p->kp), -ENOENT);
-	kpt_target_add(1, 1);
-	KUNIT_EXPECT_EQ(test, p->pre_hits, 0U);
+	kpt_expect_refused(test, p, -ENOENT);
 }
 
 static void kprobe_mod_sym(struct kunit *test)
@@ -764,9 +773,7 @@ static void kprobe_symbol_and_addr(struct kunit *test)
 	struct kpt_probe *p = kpt_probe_new(test, kpt_target_add, false);
 
 	p->kp.symbol_name = "kpt_target_add";
-	KUNIT_EXPECT_EQ(test, kpt_register(test, &p->kp), -EINVAL);
-	kpt_target_add(1, 1);
-	KUNIT_EXPECT_EQ(test, p->pre_hits, 0U);
+	kpt_expect_refused(test, p, -EINVAL);
 }
 
 static void kprobe_no_symbol_no_addr(struct kunit *test)
