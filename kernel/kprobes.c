@@ -134,6 +134,7 @@
 #include <linux/workqueue.h>
 #include <linux/uaccess.h>
 #include <linux/string.h>
+#include <linux/sort.h>
 
 #include <asm/sections.h>
 
@@ -695,6 +696,7 @@ bool __weak arch_within_kprobe_blacklist(unsigned long addr)
  * noinstr text and the ranges the arch adds.  Also used by hw_breakpoint and
  * kgdb to keep their breakpoints out of the same code.
  * Context: any; lockless.
+ * Return: true if @addr is in blacklisted text.
  */
 bool within_kprobe_blacklist(unsigned long addr)
 {
@@ -927,16 +929,47 @@ static void site_set_optimized(struct kprobe *site, bool on)
 	}
 }
 
+static int kprobe_site_addr_cmp(const void *a, const void *b)
+{
+	const struct kprobe *x = *(const struct kprobe **)a;
+	const struct kprobe *y = *(const struct kprobe **)b;
+
+	if (x->addr == y->addr)
+		return 0;
+	return x->addr < y->addr ? -1 : 1;
+}
+
+/*
+ * Write the jumps of @sites (@jump) or put their breakpoints back, in one
+ * batch of text pokes.  text_poke_queue() writes out what it holds as soon
+ * as an address comes below the previous one, so without sorting a batch
+ * would fall apart into many, each with its own IPIs.  kprobe_mutex held.
+ */
+static void kprobe_opt_poke_sites(struct kprobe **sites, unsigned int n,
+				  bool jump)
+{
+	unsigned int i;
+
+	if (!n)
+		return;
+	sort(sites, n, sizeof(*sites), kprobe_site_addr_cmp, NULL);
+	mutex_lock(&text_mutex);
+	for (i = 0; i < n; i++) {
+		if (jump)
+			arch_optimize_kprobe(sites[i]);
+		else
+			arch_unoptimize_kprobe(sites[i]);
+		site_set_optimized(sites[i], jump);
+	}
+	arch_optimize_kprobes_flush();
+	mutex_unlock(&text_mutex);
+}
+
 /* Put @site's breakpoint back over its jump, right away. */
 static void site_unoptimize(struct kprobe *site)
 {
-	if (!kprobe_optimized(site))
-		return;
-	mutex_lock(&text_mutex);
-	arch_unoptimize_kprobe(site);
-	arch_optimize_kprobes_flush();
-	mutex_unlock(&text_mutex);
-	site_set_optimized(site, false);
+	if (kprobe_optimized(site))
+		kprobe_opt_poke_sites(&site, 1, false);
 }
 
 /*
@@ -1022,44 +1055,43 @@ static bool kprobe_opt_prepare_all(void)
 	return waiting;
 }
 
-/* Write the jumps of every ready candidate, in one batch.  kprobe_mutex. */
-static void kprobe_opt_jump_all(void)
+/* Does kprobe_opt_poke_all(@jump) change @site?  kprobe_mutex held. */
+static bool kprobe_opt_poke_wanted(struct kprobe *site, bool jump)
 {
-	struct kprobe *site;
-	unsigned int i;
-
-	mutex_lock(&text_mutex);
-	for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
-		hlist_for_each_entry(site, &kprobe_table[i], hlist) {
-			if (kprobe_optimized(site) || !site_opt_candidate(site) ||
-			    !site->ainsn.opt ||
-			    site->ainsn.opt->epoch >= kprobe_opt_epoch)
-				continue;
-			arch_optimize_kprobe(site);
-			site_set_optimized(site, true);
-		}
-	}
-	arch_optimize_kprobes_flush();
-	mutex_unlock(&text_mutex);
+	if (!jump)
+		return kprobe_optimized(site);
+	return !kprobe_optimized(site) && site_opt_candidate(site) &&
+	       site->ainsn.opt && site->ainsn.opt->epoch < kprobe_opt_epoch;
 }
 
-/* Breakpoints back over every jump, in one batch.  kprobe_mutex held. */
-static void kprobe_opt_unjump_all(void)
+/*
+ * Write the jump of every candidate whose detour is ready (@jump), or put
+ * the breakpoint back over every jump, in one batch.  kprobe_mutex held.
+ */
+static void kprobe_opt_poke_all(bool jump)
 {
-	struct kprobe *site;
-	unsigned int i;
+	unsigned int i, n = 0, max = 0;
+	struct kprobe **sites, *site;
 
-	mutex_lock(&text_mutex);
+	for (i = 0; i < KPROBE_TABLE_SIZE; i++)
+		hlist_for_each_entry(site, &kprobe_table[i], hlist)
+			max += kprobe_opt_poke_wanted(site, jump);
+	if (!max)
+		return;
+
+	sites = kvmalloc_array(max, sizeof(*sites), GFP_KERNEL);
 	for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
 		hlist_for_each_entry(site, &kprobe_table[i], hlist) {
-			if (!kprobe_optimized(site))
+			if (!kprobe_opt_poke_wanted(site, jump))
 				continue;
-			arch_unoptimize_kprobe(site);
-			site_set_optimized(site, false);
+			if (sites)
+				sites[n++] = site;
+			else	/* no memory to sort in: slower, as correct */
+				kprobe_opt_poke_sites(&site, 1, jump);
 		}
 	}
-	arch_optimize_kprobes_flush();
-	mutex_unlock(&text_mutex);
+	kprobe_opt_poke_sites(sites, n, jump);
+	kvfree(sites);
 }
 
 static void kprobe_optimizer_fn(struct work_struct *work)
@@ -1083,7 +1115,7 @@ static void kprobe_optimizer_fn(struct work_struct *work)
 	}
 
 	mutex_lock(&kprobe_mutex);
-	kprobe_opt_jump_all();
+	kprobe_opt_poke_all(true);
 	mutex_unlock(&kprobe_mutex);
 
 	kprobe_opt_reap();
@@ -1098,7 +1130,7 @@ static void __kprobe_optimization_apply(void)
 	if (sysctl_kprobes_optimization)
 		kprobe_optimizer_kick();
 	else
-		kprobe_opt_unjump_all();
+		kprobe_opt_poke_all(false);
 }
 
 /**
@@ -1172,6 +1204,7 @@ static bool kprobe_opt_must_reap(void)
 }
 #else
 static void kprobe_optimizer_kick(void) { }
+static void kprobe_opt_poke_sites(struct kprobe **s, unsigned int n, bool j) { }
 static bool site_opt_candidate(struct kprobe *site) { return false; }
 static void site_drop_detour(struct kprobe *site, bool poke) { }
 static void kprobe_opt_clear_around(kprobe_opcode_t *addr) { }
@@ -1608,6 +1641,35 @@ static void kprobe_release_groups(void)
 	}
 }
 
+/*
+ * kprobe_detach() takes a site's jump away in a batch of its own; for many
+ * probes, take all their jumps away in one batch first.  Sites that keep
+ * other members get theirs back from the optimizer, without another wait,
+ * as their detours stay.  kprobe_mutex held.
+ */
+static void kprobe_unjump_probes(struct kprobe **kps, int num)
+{
+	struct kprobe **sites, *site;
+	unsigned int n = 0;
+	int i;
+
+	if (!IS_ENABLED(CONFIG_OPTPROBES) || num < 2)
+		return;
+	sites = kvmalloc_array(num, sizeof(*sites), GFP_KERNEL);
+	if (!sites)
+		return;		/* kprobe_detach() does it, one by one */
+	for (i = 0; i < num; i++) {
+		site = kprobe_find_site(kps[i]);
+		/* The flag also keeps a shared site from going in twice. */
+		if (site && kprobe_optimized(site)) {
+			site->flags &= ~KPROBE_FLAG_OPTIMIZED;
+			sites[n++] = site;
+		}
+	}
+	kprobe_opt_poke_sites(sites, n, false);
+	kvfree(sites);
+}
+
 /**
  * unregister_kprobes() - unregister several probes
  * @kps: the probes
@@ -1624,6 +1686,7 @@ void unregister_kprobes(struct kprobe **kps, int num)
 	bool reap;
 
 	mutex_lock(&kprobe_mutex);
+	kprobe_unjump_probes(kps, num);
 	for (p = kps; p < end; p++) {
 		/* Not registered: say so, as callers may check addr. */
 		if (!kprobe_detach(*p))

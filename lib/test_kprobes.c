@@ -2,11 +2,12 @@
 /*
  * KUnit tests for kprobes and kretprobes.
  *
- * Every case registers probes on functions of this file only, runs those
- * functions from the test thread (or from helper kthreads it owns), and
- * asserts what can be observed from outside: registration errnos, the
- * address a probe resolved to, handler hit counts and their order, the
- * registers a handler saw, nmissed counters, return values, stack traces.
+ * Every case but those of group 6b registers probes on functions of this
+ * file only, runs those functions from the test thread (or from helper
+ * kthreads it owns), and asserts what can be observed from outside:
+ * registration errnos, the address a probe resolved to, handler hit counts
+ * and their order, the registers a handler saw, nmissed counters, return
+ * values, stack traces.
  *
  * The cases come in groups, in this order:
  *
@@ -28,6 +29,9 @@
  *     post_handler joining, a probe inside the jump, the sysctl take it
  *     away; a jump target inside is refused; kretprobe entries; toggling
  *     under load from every CPU;
+ *     6b. ftrace-based probes: pre/post and the ip each sees, a pre_handler
+ *     redirecting the call, nmissed, a kretprobe on such a function.  lib/
+ *     has no ftrace call at function entry, so these probe mktime64();
  *  7. (x86-64) fault_handler; last, since a broken fault path takes the
  *     kernel down with it.
  *
@@ -44,6 +48,7 @@
 #include <linux/bitops.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/ftrace.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
@@ -51,6 +56,7 @@
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/stacktrace.h>
+#include <linux/time.h>
 #include <linux/vmalloc.h>
 
 #ifdef CONFIG_X86_64
@@ -59,6 +65,9 @@
 #include <asm/ibt.h>
 #include <asm/nospec-branch.h>
 #include <asm/trapnr.h>
+#endif
+#ifdef CONFIG_X86
+#include <asm/text-patching.h>
 #endif
 
 /*
@@ -2313,6 +2322,37 @@ static void kretprobe_opt_entry(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->retval, KPT_OPT_RESULT(9));
 }
 
+/*
+ * unregister_kprobes() takes the jumps of a batch away together; a site
+ * that keeps a member gets its jump back.
+ */
+static void kprobes_opt_batch_unregister(struct kunit *test)
+{
+	void *entry = kpt_site(kpt_asm_opt, kpt_asm_opt_sites, 0);
+	void *later = kpt_site(kpt_asm_opt, kpt_asm_opt_sites,
+			       KPT_OPT_INNER_SITE);
+	struct kpt_opt_probe *first = kpt_opt_probe_new(test, entry);
+	struct kpt_opt_probe *second = kpt_opt_probe_new(test, later);
+	struct kpt_opt_probe *stays = kpt_opt_probe_new(test, later);
+	struct kprobe *batch[] = { &first->kp, &second->kp };
+
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &first->kp), 0);
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &second->kp), 0);
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &stays->kp), 0);
+	KUNIT_ASSERT_TRUE(test, kpt_wait_optimized(&first->kp));
+	KUNIT_ASSERT_TRUE(test, kpt_wait_optimized(&stays->kp));
+	KUNIT_EXPECT_EQ(test, kpt_call_opt(1), KPT_OPT_RESULT(1));
+
+	kpt_unregister_many(test, batch, ARRAY_SIZE(batch));
+	KUNIT_EXPECT_FALSE(test, first->kp.flags & KPROBE_FLAG_OPTIMIZED);
+	KUNIT_EXPECT_EQ(test, kpt_call_opt(2), KPT_OPT_RESULT(2));
+	KUNIT_EXPECT_TRUE(test, kpt_wait_optimized(&stays->kp));
+	KUNIT_EXPECT_EQ(test, kpt_call_opt(3), KPT_OPT_RESULT(3));
+	KUNIT_EXPECT_EQ(test, atomic_read(&first->hits), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&second->hits), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&stays->hits), 3);
+}
+
 /* A thread calling kpt_asm_opt() until told to stop. */
 struct kpt_opt_worker {
 	struct task_struct *task;
@@ -2330,7 +2370,11 @@ static int kpt_opt_worker_fn(void *arg)
 		if (kpt_asm_opt(w->calls) != KPT_OPT_RESULT(w->calls))
 			w->bad++;
 		w->calls++;
-		cond_resched();
+		/* A voluntary switch now and then, for tasks-RCU waiters. */
+		if (!(w->calls % 4096))
+			usleep_range(10, 20);
+		else
+			cond_resched();
 	}
 	complete(&w->done);
 	while (!kthread_should_stop()) {
@@ -2352,58 +2396,69 @@ static void kpt_opt_worker_stop(void *arg)
 }
 
 #define KPT_OPT_TOGGLES		1000
-#define KPT_OPT_STRESS_MS	5000
+/* Callers at least; more threads than CPUs also exercise preemption. */
+#define KPT_OPT_MIN_WORKERS	4
 
+/*
+ * The jump is written and taken away KPT_OPT_TOGGLES times while every CPU
+ * calls the probed function: the results must stay right and every call
+ * must be counted, whichever path (jump, breakpoint, text_poke's own int3)
+ * it took.
+ */
 static void kprobe_opt_stress_toggle(struct kunit *test)
 {
 	struct kpt_opt_probe *o = kpt_opt_probe_new(test, kpt_opt_addr());
-	unsigned int nr = num_online_cpus(), i, n = 0, toggles = 0;
+	unsigned int nr = max(num_online_cpus(), KPT_OPT_MIN_WORKERS);
+	unsigned int i, toggles;
 	struct kpt_opt_worker *w;
-	unsigned long calls = 0, bad = 0, end;
-	int cpu, ret;
+	unsigned long calls = 0, bad = 0;
+	int cpu = -1, ret;
 
 	w = kunit_kcalloc(test, nr, sizeof(*w), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, w);
 	KUNIT_ASSERT_EQ(test, kpt_register(test, &o->kp), 0);
 	KUNIT_ASSERT_TRUE(test, kpt_wait_optimized(&o->kp));
 
-	for_each_online_cpu(cpu) {
+	for (i = 0; i < nr; i++) {
 		struct task_struct *task;
 
-		if (n == nr)
-			break;
-		init_completion(&w[n].done);
-		task = kthread_create(kpt_opt_worker_fn, &w[n], "kpt_opt/%d",
-				      cpu);
+		cpu = cpumask_next(cpu, cpu_online_mask);
+		if (cpu >= nr_cpu_ids)
+			cpu = cpumask_first(cpu_online_mask);
+		init_completion(&w[i].done);
+		task = kthread_create(kpt_opt_worker_fn, &w[i], "kpt_opt/%u",
+				      i);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(task));
 		kthread_bind(task, cpu);
-		w[n].task = get_task_struct(task);
+		w[i].task = get_task_struct(task);
 		ret = kunit_add_action_or_reset(test, kpt_opt_worker_stop,
-						&w[n]);
+						&w[i]);
 		KUNIT_ASSERT_EQ(test, ret, 0);
 		wake_up_process(task);
-		n++;
 	}
 
 	kpt_opt_set(test, 0);
-	end = jiffies + msecs_to_jiffies(KPT_OPT_STRESS_MS);
-	while (toggles < KPT_OPT_TOGGLES && time_before(jiffies, end)) {
+	for (toggles = 0; toggles < KPT_OPT_TOGGLES; toggles++) {
 		kprobe_optimization_set(1);
 		/* The detour is ready: this writes the jump right away. */
 		wait_for_kprobe_optimizer();
+		if (!(o->kp.flags & KPROBE_FLAG_OPTIMIZED))
+			break;
 		kprobe_optimization_set(0);
-		toggles++;
+		if (o->kp.flags & KPROBE_FLAG_OPTIMIZED)
+			break;
 	}
 	kprobe_optimization_set(1);
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < nr; i++) {
 		WRITE_ONCE(w[i].stop, true);
 		wait_for_completion(&w[i].done);
 		calls += w[i].calls;
 		bad += w[i].bad;
 	}
-	kunit_info(test, "%u toggles, %lu calls on %u CPUs", toggles, calls, n);
-	KUNIT_EXPECT_GT(test, toggles, 0U);
+	kunit_info(test, "%u toggles, %lu calls from %u threads on %u CPUs",
+		   toggles, calls, nr, num_online_cpus());
+	KUNIT_EXPECT_EQ(test, toggles, KPT_OPT_TOGGLES);
 	KUNIT_EXPECT_EQ(test, bad, 0UL);
 	KUNIT_EXPECT_EQ(test, (unsigned long)atomic_read(&o->hits), calls);
 	KUNIT_EXPECT_EQ(test, o->kp.nmissed, 0UL);
@@ -2411,6 +2466,204 @@ static void kprobe_opt_stress_toggle(struct kunit *test)
 }
 #else
 #define KPT_OPT_TESTS	0
+#endif
+
+/* ---------------------------------------------------------------------- */
+/* 6b. ftrace-based probes                                                 */
+
+#if defined(CONFIG_KPROBES_ON_FTRACE) && defined(CONFIG_X86)
+#define KPT_FTRACE_TESTS	1
+
+/*
+ * lib/ is built without the ftrace call at function entry, so these cases
+ * probe mktime64(): kernel text that has it, exported, without side
+ * effects and seldom called.  The handlers count only calls made with
+ * KPT_FT_YEAR, which no one else asks about.
+ */
+#define KPT_FT_YEAR		1999U
+#define KPT_FT_OVERRIDE		0x5eedLL
+
+struct kpt_ft_probe {
+	struct kprobe kp;
+	unsigned int pre_hits;
+	unsigned int post_hits;
+	unsigned long pre_ip;
+	unsigned long post_ip;
+	unsigned long day;
+	bool redirect;
+	bool recurse;
+};
+
+static bool kpt_ft_ours(struct pt_regs *regs)
+{
+	return regs_get_kernel_argument(regs, 0) == KPT_FT_YEAR;
+}
+
+static noinline __noipa time64_t kpt_ft_call(unsigned int day)
+{
+	return mktime64(KPT_FT_YEAR, 1, day, 0, 0, 0);
+}
+
+/* Stands in for mktime64() when a pre_handler redirects the call. */
+static noinline __noipa time64_t kpt_ft_override(unsigned int year,
+						 unsigned int mon,
+						 unsigned int day,
+						 unsigned int hour,
+						 unsigned int min,
+						 unsigned int sec)
+{
+	return KPT_FT_OVERRIDE;
+}
+
+static int kpt_ft_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct kpt_ft_probe *f = container_of(kp, struct kpt_ft_probe, kp);
+
+	if (!kpt_ft_ours(regs))
+		return 0;
+	f->pre_hits++;
+	f->pre_ip = instruction_pointer(regs);
+	f->day = regs_get_kernel_argument(regs, 2);
+	if (f->recurse) {
+		/* Once: this nested call must be counted as missed. */
+		f->recurse = false;
+		kpt_ft_call(2);
+	}
+	if (f->redirect) {
+		instruction_pointer_set(regs, (unsigned long)kpt_ft_override);
+		return 1;
+	}
+	return 0;
+}
+
+static void kpt_ft_post(struct kprobe *kp, struct pt_regs *regs,
+			unsigned long flags)
+{
+	struct kpt_ft_probe *f = container_of(kp, struct kpt_ft_probe, kp);
+
+	if (!kpt_ft_ours(regs))
+		return;
+	f->post_hits++;
+	f->post_ip = instruction_pointer(regs);
+}
+
+static struct kpt_ft_probe *kpt_ft_probe_new(struct kunit *test)
+{
+	struct kpt_ft_probe *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	f->kp.symbol_name = "mktime64";
+	f->kp.pre_handler = kpt_ft_pre;
+	f->kp.post_handler = kpt_ft_post;
+	return f;
+}
+
+/* A probe at offset 0 is the ftrace site; pre and post see its ip rules. */
+static void kprobe_ftrace_pre_post(struct kunit *test)
+{
+	struct kpt_ft_probe *f = kpt_ft_probe_new(test);
+	time64_t want = kpt_ft_call(7);
+	unsigned long site;
+
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &f->kp), 0);
+	KUNIT_EXPECT_TRUE(test, f->kp.flags & KPROBE_FLAG_FTRACE);
+	KUNIT_EXPECT_TRUE(test, f->kp.flags & KPROBE_FLAG_ON_FUNC_ENTRY);
+	site = (unsigned long)f->kp.addr;
+	KUNIT_EXPECT_EQ(test, ftrace_location(site), site);
+
+	KUNIT_EXPECT_EQ(test, kpt_ft_call(7), want);
+	KUNIT_EXPECT_EQ(test, f->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, f->post_hits, 1U);
+	KUNIT_EXPECT_EQ(test, f->day, 7UL);
+	/* As if a breakpoint had been hit, then the 5-byte call stepped. */
+	KUNIT_EXPECT_EQ(test, f->pre_ip, site + INT3_INSN_SIZE);
+	KUNIT_EXPECT_EQ(test, f->post_ip, site + MCOUNT_INSN_SIZE);
+
+	KUNIT_ASSERT_EQ(test, disable_kprobe(&f->kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_ft_call(7), want);
+	KUNIT_EXPECT_EQ(test, f->pre_hits, 1U);
+	KUNIT_ASSERT_EQ(test, enable_kprobe(&f->kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_ft_call(7), want);
+	KUNIT_EXPECT_EQ(test, f->pre_hits, 2U);
+	KUNIT_EXPECT_EQ(test, f->post_hits, 2U);
+}
+
+/* A pre_handler that sets regs->ip and returns 1 replaces the function. */
+static void kprobe_ftrace_redirect(struct kunit *test)
+{
+	struct kpt_ft_probe *f = kpt_ft_probe_new(test);
+
+	f->redirect = true;
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &f->kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_ft_call(3), KPT_FT_OVERRIDE);
+	KUNIT_EXPECT_EQ(test, f->pre_hits, 1U);
+	/* The post_handler is for a probed instruction that ran. */
+	KUNIT_EXPECT_EQ(test, f->post_hits, 0U);
+	f->redirect = false;
+	KUNIT_EXPECT_NE(test, kpt_ft_call(3), KPT_FT_OVERRIDE);
+}
+
+/* The probed function called from the handler: missed, not run. */
+static void kprobe_ftrace_nmissed(struct kunit *test)
+{
+	struct kpt_ft_probe *f = kpt_ft_probe_new(test);
+	time64_t want = kpt_ft_call(4);
+
+	f->recurse = true;
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &f->kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_ft_call(4), want);
+	KUNIT_EXPECT_EQ(test, f->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, f->post_hits, 1U);
+	KUNIT_EXPECT_EQ(test, f->kp.nmissed, 1UL);
+}
+
+struct kpt_ft_rprobe {
+	struct kretprobe rp;
+	unsigned int entries;
+	unsigned int returns;
+	long long retval;
+};
+
+static int kpt_ft_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kpt_ft_rprobe *r = container_of(get_kretprobe(ri),
+					       struct kpt_ft_rprobe, rp);
+
+	if (!kpt_ft_ours(regs))
+		return 1;	/* not ours: no return hook */
+	r->entries++;
+	return 0;
+}
+
+static int kpt_ft_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kpt_ft_rprobe *r = container_of(get_kretprobe(ri),
+					       struct kpt_ft_rprobe, rp);
+
+	r->returns++;
+	r->retval = (long long)regs_return_value(regs);
+	return 0;
+}
+
+/* A kretprobe whose entry probe goes through ftrace. */
+static void kretprobe_ftrace(struct kunit *test)
+{
+	struct kpt_ft_rprobe *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	time64_t want = kpt_ft_call(9);
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->rp.kp.symbol_name = "mktime64";
+	r->rp.entry_handler = kpt_ft_entry;
+	r->rp.handler = kpt_ft_ret;
+	KUNIT_ASSERT_EQ(test, kpt_register_ret(test, &r->rp), 0);
+	KUNIT_EXPECT_TRUE(test, r->rp.kp.flags & KPROBE_FLAG_FTRACE);
+	KUNIT_EXPECT_EQ(test, kpt_ft_call(9), want);
+	KUNIT_EXPECT_EQ(test, r->entries, 1U);
+	KUNIT_EXPECT_EQ(test, r->returns, 1U);
+	KUNIT_EXPECT_EQ(test, r->retval, want);
+}
+#else
+#define KPT_FTRACE_TESTS	0
 #endif
 
 /* ---------------------------------------------------------------------- */
@@ -2613,7 +2866,15 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kprobe_opt_sysctl),
 	KUNIT_CASE(kprobe_opt_refused_jump_target),
 	KUNIT_CASE(kretprobe_opt_entry),
+	KUNIT_CASE(kprobes_opt_batch_unregister),
 	KUNIT_CASE_SLOW(kprobe_opt_stress_toggle),
+#endif
+	/* 6b. ftrace-based probes */
+#if KPT_FTRACE_TESTS
+	KUNIT_CASE(kprobe_ftrace_pre_post),
+	KUNIT_CASE(kprobe_ftrace_redirect),
+	KUNIT_CASE(kprobe_ftrace_nmissed),
+	KUNIT_CASE(kretprobe_ftrace),
 #endif
 	/* 7. fault_handler, last */
 #ifdef CONFIG_X86_64

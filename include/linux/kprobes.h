@@ -409,6 +409,8 @@ static inline void kprobe_flush_task(struct task_struct *tk) { }
 /**
  * is_kretprobe_trampoline() - is @addr the address returns are diverted to
  * @addr: a text address, typically read from a stack
+ *
+ * Return: true if it is the kretprobe trampoline.
  */
 static nokprobe_inline bool is_kretprobe_trampoline(unsigned long addr)
 {
@@ -430,6 +432,8 @@ static nokprobe_inline struct kretprobe *get_kretprobe(struct kretprobe_instance
 /**
  * get_kretprobe_retaddr() - the real return address of a followed call
  * @ri: the instance passed to a kretprobe handler
+ *
+ * Return: where the probed function would have returned to.
  */
 static nokprobe_inline unsigned long get_kretprobe_retaddr(struct kretprobe_instance *ri)
 {

@@ -514,6 +514,8 @@ void *alloc_insn_page(void)
  * With IBT, a function that can be called indirectly starts with ENDBR, and
  * a breakpoint on it would make indirect calls fault: a probe at offset 0
  * moves past it, and offsets 0 and ENDBR_INSN_SIZE both count as the entry.
+ *
+ * Return: the address the probe goes to.
  */
 kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
 					 unsigned long offset,
@@ -582,6 +584,8 @@ int __init arch_populate_kprobe_blacklist(void)
 /**
  * arch_within_kprobe_blacklist() - x86 text no probe may go to
  * @addr: a text address
+ *
+ * Return: true if @addr is in the entry text.
  */
 bool arch_within_kprobe_blacklist(unsigned long addr)
 {
@@ -594,6 +598,8 @@ bool arch_within_kprobe_blacklist(unsigned long addr)
  * @func: a function entry
  *
  * __switch_to() returns on another task's stack.
+ *
+ * Return: true if @func may not have a kretprobe.
  */
 bool arch_kretprobe_blacklisted(unsigned long func)
 {
