@@ -57,6 +57,7 @@
 
 #include <linux/bpf.h>
 #include <linux/error-injection.h>
+#include <linux/ftrace.h>
 #include <linux/kallsyms.h>
 #include <linux/module.h>
 #include <linux/rculist.h>
@@ -600,8 +601,27 @@ static int kpev_resolve_args(struct kp_event *kev)
 }
 
 /*
+ * Unless CONFIG_KPROBE_EVENTS_ON_NOTRACE allows it, events stay out of
+ * functions built without the ftrace call at their entry: tracing itself
+ * and what it calls are built that way, and an event there could recurse
+ * into its own recording.  Is @addr in such a function?
+ */
+static bool kpev_in_notrace_func(unsigned long addr)
+{
+	unsigned long size, offs;
+
+	if (IS_ENABLED(CONFIG_KPROBE_EVENTS_ON_NOTRACE) ||
+	    !IS_ENABLED(CONFIG_DYNAMIC_FTRACE) || !addr)
+		return false;
+	if (!kallsyms_lookup_size_offset(addr, &size, &offs) || !size)
+		return false;
+	return !ftrace_location_range(addr - offs, addr - offs + size - 1);
+}
+
+/*
  * Register @kev's probe, disabled unless its event is enabled.  Return
- * -ENOENT for a symbol that is not there (yet).  event_mutex held.
+ * -ENOENT for a symbol that is not there (yet), -EINVAL for a
+ * notrace function.  event_mutex held.
  */
 static int kpev_arm(struct kp_event *kev)
 {
@@ -614,6 +634,8 @@ static int kpev_arm(struct kp_event *kev)
 	err = kpev_resolve_args(kev);
 	if (err)
 		return err;
+	if (kpev_in_notrace_func(kpev_address(kev)))
+		return -EINVAL;
 
 	/* The core fills in addr: start again from what the user gave. */
 	INIT_HLIST_NODE(&kp->hlist);
@@ -1300,6 +1322,20 @@ out:
 /* dynamic_events operations                                            */
 /* ------------------------------------------------------------------ */
 
+/*
+ * dynamic_events offers each "p" and "r" line to every probe type: leave
+ * uprobes theirs, "PATH:OFFSET".  No kprobe place has a '/', and what
+ * follows "MOD:" is a symbol, which never starts with a digit.
+ */
+static bool kpev_uprobe_place(const char *cmd)
+{
+	const char *place = skip_spaces(cmd + strcspn(cmd, " \t"));
+	size_t len = strcspn(place, " \t");
+	const char *colon = strnchr(place, len, ':');
+
+	return strnchr(place, len, '/') || (colon && isdigit(colon[1]));
+}
+
 /* Called with dyn_event_ops_mutex held. */
 static int kpev_dyn_create(const char *raw_command)
 {
@@ -1308,7 +1344,7 @@ static int kpev_dyn_create(const char *raw_command)
 	/* A blank line defines nothing and is no error. */
 	if (!*cmd)
 		return 0;
-	if (*cmd != 'p' && *cmd != 'r')
+	if ((*cmd != 'p' && *cmd != 'r') || kpev_uprobe_place(cmd))
 		return -ECANCELED;
 	return trace_probe_create(cmd, kpev_define);
 }
