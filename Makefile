@@ -5,6 +5,11 @@
 #   make shell    interactive shell in the guest
 #   make bench    our kprobes against the base kernel's, both built and
 #                 booted; table in bench/results/ and README (QUICK=1: short)
+#   make series   our files as a git format-patch series with a cover letter
+#                 against the base, in series/ (SERIES_DIR=DIR: elsewhere)
+#   make series-check   apply the series to the base with git am, building
+#                 vmlinux and modules after each patch (a full build; not
+#                 part of check, whose static rows checkpatch each patch)
 #
 # Switches:  BASELINE=1   the unmodified base kernel (upstream's kprobes)
 #            T=SUITE[:GLOB]   one suite or some tests (kunit, ftrace, guest,
@@ -16,15 +21,16 @@
 #   deps base overlay config build static
 
 H := harness
-export BASELINE ACCEL KPROBES_CACHE KP_CANARY KP_TIMEOUT QUICK
+export BASELINE ACCEL KPROBES_CACHE KP_CANARY KP_TIMEOUT QUICK SERIES_DIR
 T ?= all
 
-.PHONY: all run shell check bench deps base overlay config build static clean-runs help
+.PHONY: all run shell check bench deps base overlay config build static clean-runs help \
+	series series-check
 
 all: help
 
 help:
-	@sed -n '3,18p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@$(H)/deps.sh
@@ -54,6 +60,12 @@ bench:
 	@$(MAKE) --no-print-directory build BASELINE=1
 	@$(MAKE) --no-print-directory build BASELINE=0
 	@bench/run.sh
+
+# The patch series (harness/series.sh) and its per-patch build check.
+series: base
+	@$(H)/series.sh
+series-check: base
+	@$(H)/series-check.sh
 
 clean-runs:
 	rm -rf "$${KPROBES_CACHE:-$$HOME/.cache/kprobes-dev}/runs"

@@ -1,0 +1,247 @@
+#!/usr/bin/env bash
+# make series: our kernel files as a numbered git format-patch series with a
+# cover letter, against the pristine base, in series/ (SERIES_DIR=DIR or the
+# first argument writes it elsewhere).
+#
+# The pristine base is committed once into a git repository of its own,
+# $KPROBES_CACHE/series-git (tag kp-base).  Every run resets that repository
+# to the base and makes one commit per step of the plan, harness/series/
+# NN-name.msg, in file-name order.  A plan file starts with a header, up to
+# the first blank line, that is not part of the commit message:
+#   files: PATH...   what the step takes from this repository: an entry of
+#                    harness/owned-files (a directory entry takes the whole
+#                    directory and deletes the base files we do not ship), a
+#                    file under an owned directory, or MAINTAINERS.patch
+#   why: LINE        the step's one line in the cover letter
+#   # ...            comment
+# The rest is the commit message: subject, body, Signed-off-by.
+# Every owned entry and MAINTAINERS.patch must be taken by some step, and the
+# final tree is compared with what overlay.sh would build, so the series can
+# never silently drop or alter a file.  The cover letter is made from
+# harness/series/cover.tmpl (see the placeholders there).
+#
+# Author, committer and dates are fixed (dates from the repository's HEAD
+# commit), so the same repository state gives byte-identical patches.
+. "$(dirname "$0")/lib.sh"
+KP_STEP=series
+
+KP_SERIES_NAME="kprobes maintainers"
+KP_SERIES_EMAIL="maintainers@users.noreply.a-seed-240f6d8f.example"
+
+out=${1:-${SERIES_DIR:-$KP_REPO/series}}
+plan=$KP_REPO/harness/series
+src=$(kp_src)
+gitrepo=$KPROBES_CACHE/series-git
+upver=$(basename "$src"); upver=${upver#linux-}
+
+# Git sees neither the user's nor the system's configuration.
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+export GIT_AUTHOR_NAME=$KP_SERIES_NAME GIT_AUTHOR_EMAIL=$KP_SERIES_EMAIL
+export GIT_COMMITTER_NAME=$KP_SERIES_NAME GIT_COMMITTER_EMAIL=$KP_SERIES_EMAIL
+export TZ=UTC LC_ALL=C
+
+# --- the plan: read and check it before touching anything ---
+shopt -s nullglob
+steps=("$plan"/[0-9][0-9]-*.msg)
+shopt -u nullglob
+[ ${#steps[@]} -gt 0 ] || kp_die "no plan files $plan/NN-name.msg"
+[ -f "$plan/cover.tmpl" ] || kp_die "no cover letter template $plan/cover.tmpl"
+
+# step_files FILE / step_why FILE / step_msg FILE
+step_header() { sed -n '1,/^$/p' "$1"; }
+step_files() { step_header "$1" | sed -n 's/^files:[[:space:]]*//p' | tr -s ' \t' '\n\n' | grep -v '^$' || true; }
+step_why() { step_header "$1" | sed -n 's/^why:[[:space:]]*//p' | head -n 1; }
+step_msg() { sed '1,/^$/d' "$1"; }
+
+mapfile -t owned < <(kp_owned)
+bad=0
+declare -A taken=()
+for s in "${steps[@]}"; do
+	name=$(basename "$s")
+	[ -n "$(step_files "$s")" ] || { kp_say "$name: no 'files:' line"; bad=1; }
+	[ -n "$(step_why "$s")" ] || { kp_say "$name: no 'why:' line"; bad=1; }
+	[ -n "$(step_msg "$s" | head -n 1)" ] || { kp_say "$name: no subject after the header"; bad=1; }
+	step_msg "$s" | grep -qxF "Signed-off-by: $KP_SERIES_NAME <$KP_SERIES_EMAIL>" ||
+		{ kp_say "$name: no 'Signed-off-by: $KP_SERIES_NAME <$KP_SERIES_EMAIL>'"; bad=1; }
+	while read -r p; do
+		ok=0
+		if [ "$p" = MAINTAINERS.patch ]; then
+			ok=1
+		else
+			for o in "${owned[@]}"; do
+				if [ "$p" = "$o" ] || { [ "${o%/}" != "$o" ] && [ "${p#"$o"}" != "$p" ]; }; then
+					ok=1
+				fi
+			done
+		fi
+		[ "$ok" = 1 ] || { kp_say "$name: $p is not ours (not in harness/owned-files)"; bad=1; }
+		if [ ! -e "$KP_REPO/$p" ]; then
+			kp_say "$name: $p does not exist in the repository"; bad=1
+		fi
+		taken[$p]=$name
+	done < <(step_files "$s")
+done
+for o in "${owned[@]}" MAINTAINERS.patch; do
+	[ -n "${taken[$o]:-}" ] || { kp_say "owned $o is in no step of the series (add it to a 'files:' line in $plan/)"; bad=1; }
+done
+[ "$bad" = 0 ] || kp_die "the series plan is incomplete or wrong (see above)"
+
+# --- the base repository, made once ---
+exec 9> "$KPROBES_CACHE/series-git.lock"
+flock 9
+base_msg="Linux $upver (Debian $(cut -d' ' -f1,2 "$src/.kp-pristine"))"
+if [ ! -f "$gitrepo/.git/kp-base" ] || ! cmp -s "$gitrepo/.git/kp-base" "$src/.kp-pristine"; then
+	kp_say "committing the pristine base into $gitrepo (once; a few minutes)"
+	rm -rf "$gitrepo" "$gitrepo.tmp"
+	cp -a "$src" "$gitrepo.tmp"
+	rm -f "$gitrepo.tmp/.kp-pristine"
+	(
+		cd "$gitrepo.tmp"
+		git init -q -b base
+		# No automatic gc in the background of a later run.
+		git config gc.auto 0
+		git add -f -A .
+		d="@$(stat -c %Y "$src/Makefile") +0000"
+		GIT_AUTHOR_DATE=$d GIT_COMMITTER_DATE=$d git commit -q -m "$base_msg"
+		git tag kp-base
+		git repack -a -d -q
+	)
+	cp "$src/.kp-pristine" "$gitrepo.tmp/.git/kp-base"
+	mv "$gitrepo.tmp" "$gitrepo"
+fi
+cd "$gitrepo"
+git checkout -q -f -B series kp-base
+git reset -q --hard kp-base
+git clean -q -f -d -x
+
+# --- one commit per step ---
+head_ts=$(git -C "$KP_REPO" log -1 --format=%ct HEAD 2>/dev/null || stat -c %Y "$src/Makefile")
+n=0
+for s in "${steps[@]}"; do
+	n=$((n + 1))
+	paths=()
+	while read -r p; do
+		case $p in
+		MAINTAINERS.patch)
+			patch -s -p1 --no-backup-if-mismatch < "$KP_REPO/MAINTAINERS.patch" ||
+				kp_die "MAINTAINERS.patch does not apply to the base"
+			paths+=(MAINTAINERS)
+			;;
+		*/)
+			d=${p%/}
+			while read -r f; do
+				[ -e "$KP_REPO/$d/$f" ] || git rm -q -- "$d/$f"
+			done < <(git ls-files -- "$d" | sed "s|^$d/||")
+			while read -r f; do
+				f=${f#./}
+				mkdir -p "$(dirname "$d/$f")"
+				cp "$KP_REPO/$d/$f" "$d/$f"
+			done < <(cd "$KP_REPO/$d" && find . -type f | sort)
+			paths+=("$d")
+			;;
+		*)
+			mkdir -p "$(dirname "$p")"
+			cp "$KP_REPO/$p" "$p"
+			paths+=("$p")
+			;;
+		esac
+	done < <(step_files "$s")
+	git add -f -A -- "${paths[@]}"
+	git diff --cached --quiet && kp_die "$(basename "$s") changes nothing against the base"
+	d="@$((head_ts + n * 60)) +0000"
+	step_msg "$s" | GIT_AUTHOR_DATE=$d GIT_COMMITTER_DATE=$d git commit -q --cleanup=whitespace -F -
+done
+
+# --- the result must be exactly the overlay's tree ---
+bad=0
+for o in "${owned[@]}"; do
+	if [ "${o%/}" != "$o" ]; then
+		d=${o%/}
+		while read -r f; do
+			cmp -s "$KP_REPO/$d/$f" "$d/$f" || { kp_say "differs from the repository: $d/$f"; bad=1; }
+		done < <(cd "$KP_REPO/$d" && find . -type f | sed 's|^\./||')
+		while read -r f; do
+			[ -e "$KP_REPO/$d/$f" ] || { kp_say "base file left in our directory: $d/$f"; bad=1; }
+		done < <(git ls-files -- "$d" | sed "s|^$d/||")
+	else
+		cmp -s "$KP_REPO/$o" "$o" || { kp_say "differs from the repository: $o"; bad=1; }
+	fi
+done
+if [ -f "$KP_REPO/MAINTAINERS.patch" ]; then
+	tmp=$(mktemp -d)
+	cp "$src/MAINTAINERS" "$tmp/MAINTAINERS"
+	patch -s -p1 -d "$tmp" --no-backup-if-mismatch < "$KP_REPO/MAINTAINERS.patch"
+	cmp -s "$tmp/MAINTAINERS" MAINTAINERS || { kp_say "MAINTAINERS differs from base + MAINTAINERS.patch"; bad=1; }
+	rm -rf "$tmp"
+fi
+[ -z "$(git status --porcelain)" ] || { kp_say "files outside the plan changed"; bad=1; }
+[ "$bad" = 0 ] || kp_die "the series does not reproduce our tree (see above)"
+
+# --- format-patch and the cover letter ---
+tmpout=$(mktemp -d "$KPROBES_CACHE/series-out.XXXXXX")
+trap 'rm -rf "$tmpout"' EXIT
+git -c core.abbrev=12 format-patch -q -B --cover-letter --zero-commit --no-signature --stat=72 \
+	-o "$tmpout" kp-base..series
+cover=("$tmpout"/0000-cover-letter.patch)
+[ -f "${cover[0]}" ] || kp_die "format-patch wrote no cover letter"
+
+# Subject and why line of each patch, for the cover letter.
+for s in "${steps[@]}"; do
+	printf '%s\t%s\n' "$(step_msg "$s" | head -n 1)" "$(step_why "$s")"
+done > "$tmpout/.patches"
+python3 - "${cover[0]}" "$plan/cover.tmpl" "$KP_REPO/README.md" "$tmpout/.patches" "$base_msg" "$head_ts" <<'PY' || kp_die "could not write the cover letter"
+import re, sys, textwrap, time
+cover, tmpl, readme, patches, base, head_ts = sys.argv[1:7]
+text = open(cover).read()
+t = open(tmpl).read()
+readme = open(readme).read()
+
+def fail(msg):
+    sys.stderr.write("[series] error: %s\n" % msg)
+    sys.exit(1)
+
+m = re.search(r"<!-- bench:begin -->\n(.*?)<!-- bench:end -->", readme, re.S)
+if not m:
+    fail("README.md has no <!-- bench:begin --> ... <!-- bench:end --> block")
+bench = m.group(1).strip()
+# The test results: the paragraphs of README's timings section that start
+# with "Our kernel on this config" and "Baseline".
+paras = re.split(r"\n\s*\n", readme)
+res = [p for p in paras if p.startswith("Our kernel on this config") or p.startswith("Baseline (")]
+if not res:
+    fail("README.md has no results paragraph ('Our kernel on this config ...')")
+results = "\n\n".join(textwrap.fill(" ".join(p.split()), 72) for p in res)
+
+steps = [l.split("\t", 1) for l in open(patches).read().splitlines()]
+lines = []
+for i, (subj, why) in enumerate(steps, 1):
+    lines.append("%d/%d %s" % (i, len(steps), subj))
+    lines.append(textwrap.fill(why, 72, initial_indent="    ", subsequent_indent="    "))
+patch_list = "\n".join(lines)
+
+subject, _, body = t.partition("\n")
+body = body.lstrip("\n")
+body = (body.replace("@BASE@", base)
+            .replace("@PATCHES@", patch_list)
+            .replace("@RESULTS@", results)
+            .replace("@BENCH@", bench)).rstrip("\n")
+left = re.findall(r"@[A-Z]+@", body)
+if left:
+    fail("unknown placeholder(s) in cover.tmpl: %s" % " ".join(left))
+for ph in ("*** SUBJECT HERE ***", "*** BLURB HERE ***"):
+    if ph not in text:
+        fail("format-patch cover letter has no %s" % ph)
+# format-patch dates the cover letter now; it gets the series' fixed date.
+date = time.strftime("%a, %d %b %Y %H:%M:%S +0000", time.gmtime(int(head_ts)))
+text = re.sub(r"^Date: .*$", "Date: " + date, text, count=1, flags=re.M)
+text = text.replace("*** SUBJECT HERE ***", subject.strip()).replace("*** BLURB HERE ***", body)
+open(cover, "w").write(text)
+PY
+rm -f "$tmpout/.patches"
+
+# Replace the output folder's patches only (anything else in it is kept).
+mkdir -p "$out"
+rm -f "$out"/[0-9][0-9][0-9][0-9]-*.patch
+mv "$tmpout"/*.patch "$out"/
+kp_say "$(ls "$out"/[0-9][0-9][0-9][0-9]-*.patch | wc -l) files in $out:"
+(cd "$out" && ls [0-9][0-9][0-9][0-9]-*.patch) | sed 's/^/  /' >&2
