@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Define kprobe events at every byte offset of randomly chosen kernel
+functions (seeded), as a user probing "everywhere" would.
+
+Writes one definition per offset to kprobe_events; offsets that are not
+instruction boundaries (or that kprobes refuses) must fail with an errno,
+the others must be accepted.  Prints "accepted refused functions" and the
+list of accepted definitions to stdout (one per line after the first).
+
+Usage: kprobe_many_offsets.py SEED NFUNCS MAXSIZE
+"""
+import bisect
+import errno
+import os
+import random
+import sys
+
+T = "/sys/kernel/tracing"
+seed, nfuncs, maxsize = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+
+traceable = set()
+with open(T + "/available_filter_functions") as f:
+    for line in f:
+        name = line.split()[0]
+        if "[" not in line:
+            traceable.add(name)
+
+addrs, names, count = [], [], {}
+with open("/proc/kallsyms") as f:
+    for line in f:
+        a, t, n = line.split()[:3]
+        if t not in "tT" or "[" in line:
+            continue
+        addrs.append(int(a, 16))
+        names.append(n)
+        count[n] = count.get(n, 0) + 1
+order = sorted(range(len(addrs)), key=lambda i: addrs[i])
+addrs = [addrs[i] for i in order]
+names = [names[i] for i in order]
+
+with open("/sys/kernel/debug/kprobes/blacklist") as f:
+    black = set(line.split()[1] for line in f if len(line.split()) > 1)
+
+cands = []
+for i in range(len(addrs) - 1):
+    n, size = names[i], addrs[i + 1] - addrs[i]
+    if (n in traceable and count[n] == 1 and n not in black
+            and 16 <= size <= maxsize):
+        cands.append((n, size))
+cands.sort()
+rnd = random.Random(seed)
+chosen = rnd.sample(cands, min(nfuncs, len(cands)))
+
+fd = os.open(T + "/kprobe_events", os.O_WRONLY | os.O_APPEND)
+accepted, refused, defs = 0, 0, []
+for fi, (name, size) in enumerate(chosen):
+    for off in range(size):
+        d = "p:kpt_many/f%d_%d %s+%d" % (fi, off, name, off)
+        try:
+            os.write(fd, (d + "\n").encode())
+            accepted += 1
+            defs.append(d)
+        except OSError as e:
+            if e.errno not in (errno.EILSEQ, errno.EINVAL, errno.EOPNOTSUPP,
+                               errno.EBUSY, errno.ENOENT):
+                print("unexpected errno %d for %s" % (e.errno, d),
+                      file=sys.stderr)
+                sys.exit(2)
+            refused += 1
+os.close(fd)
+print(accepted, refused, " ".join(n for n, _ in chosen))
+for d in defs:
+    print(d)
