@@ -6,7 +6,7 @@ KP_STEP=deps
 need=()
 for p in gcc make flex bison bc libelf-dev libssl-dev cpio ccache kmod \
 	 qemu-system-x86 rsync python3 xz-utils perl git patch diffutils \
-	 procps util-linux sparse bpftrace python3-docutils; do
+	 procps util-linux sparse bpftrace linux-perf python3-docutils; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then

@@ -2,14 +2,46 @@
 /*
  * Harness canary: a module whose only job is to prove that the harness
  * notices a kernel warning.  Loading it with warn=1 fires one WARN_ON; the
- * console scan must then fail the run.  It is never loaded otherwise.
+ * console scan must then fail the run.
+ *
+ * It also carries a function of module text for tests to probe:
+ * kp_canary_poke() runs once per write to /sys/module/kp_canary/parameters/poke
+ * (guest-tests/kprobe_module_before_load.sh).
  */
 #include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/kernel.h>
 #include <linux/bug.h>
 
 static bool warn;
 module_param(warn, bool, 0444);
 MODULE_PARM_DESC(warn, "fire a WARN_ON at load time");
+
+static noinline int kp_canary_poke(int val)
+{
+	asm volatile("" : "+r" (val));
+	return val + 1;
+}
+
+static int poke_set(const char *buf, const struct kernel_param *kp)
+{
+	int val, ret;
+
+	ret = kstrtoint(buf, 0, &val);
+	if (ret)
+		return ret;
+	*(int *)kp->arg = kp_canary_poke(val);
+	return 0;
+}
+
+static const struct kernel_param_ops poke_ops = {
+	.set	= poke_set,
+	.get	= param_get_int,
+};
+
+static int poke;
+module_param_cb(poke, &poke_ops, &poke, 0644);
+MODULE_PARM_DESC(poke, "each write calls kp_canary_poke() once (reads: last value + 1)");
 
 static int __init kp_canary_init(void)
 {

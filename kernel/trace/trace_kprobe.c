@@ -1091,7 +1091,13 @@ static int kpev_parse_place(char *place, struct kpev_head *h)
 		trace_probe_log_err(0, BAD_PROBE_ADDR);
 		return -EINVAL;
 	}
-	if (h->retprobe && offs) {
+	/*
+	 * A return probe goes on a function's entry, which "SYM+OFFS" can
+	 * still name (perf probe writes "_text+OFFS").  An unknown symbol
+	 * is left to registration to report.
+	 */
+	if (h->retprobe && offs &&
+	    kprobe_on_func_entry(NULL, place, offs) == -EINVAL) {
 		trace_probe_log_err(0, BAD_RETPROBE);
 		return -EINVAL;
 	}
@@ -1337,17 +1343,37 @@ static bool kpev_uprobe_place(const char *cmd)
 }
 
 /* Called with dyn_event_ops_mutex held. */
-static int kpev_dyn_create(const char *raw_command)
+static int kpev_create(const char *raw_command, bool dynamic_events)
 {
 	const char *cmd = skip_spaces(raw_command);
 
 	/* A blank line defines nothing and is no error. */
 	if (!*cmd)
 		return 0;
-	if ((*cmd != 'p' && *cmd != 'r') || kpev_uprobe_place(cmd))
+	if (*cmd != 'p' && *cmd != 'r')
+		return -ECANCELED;
+	if (dynamic_events && kpev_uprobe_place(cmd))
 		return -ECANCELED;
 	return trace_probe_create(cmd, kpev_define);
 }
+
+static int kpev_dyn_create(const char *raw_command)
+{
+	return kpev_create(raw_command, true);
+}
+
+static int kpev_file_create(const char *raw_command)
+{
+	return kpev_create(raw_command, false);
+}
+
+/*
+ * What kprobe_events writes: every line is ours there, so it goes through
+ * dyn_event_create() (for its mutex) with this create and no other.
+ */
+static struct dyn_event_operations kpev_file_create_ops = {
+	.create = kpev_file_create,
+};
 
 /* Write the place the way it was given (offset 0 omitted). */
 static void kpev_show_place(struct seq_file *m, struct kp_event *kev)
@@ -1452,7 +1478,7 @@ static int kpev_command(const char *raw_command)
 	if (*skip_spaces(raw_command) == '-')
 		return dyn_event_release(skip_spaces(raw_command), &kpev_dyn_ops);
 
-	err = dyn_event_create(raw_command, &kpev_dyn_ops);
+	err = dyn_event_create(raw_command, &kpev_file_create_ops);
 	return err == -ECANCELED ? -EINVAL : err;
 }
 
@@ -1731,7 +1757,8 @@ int bpf_get_kprobe_info(const struct perf_event *event, u32 *fd_type,
  * create_local_trace_kprobe - a kprobe event private to one perf event
  * @func: the symbol to probe, or NULL to probe @addr
  * @addr: the address to probe when @func is NULL
- * @offs: offset from @func (or @addr)
+ * @offs: offset from @func; ignored with @addr, since perf_event_attr
+ *	carries the address and the offset in one field
  * @is_return: probe the function's return
  *
  * The event is not listed anywhere and has no arguments.
@@ -1748,7 +1775,7 @@ create_local_trace_kprobe(char *func, void *addr, unsigned long offs,
 		return ERR_PTR(-EINVAL);
 
 	kev = kpev_alloc(KPEV_DEFAULT_GROUP, "perf_local_kprobe", func,
-			 (unsigned long)addr, offs, 0, 0, is_return);
+			 (unsigned long)addr, func ? offs : 0, 0, 0, is_return);
 	if (IS_ERR(kev))
 		return ERR_CAST(kev);
 
