@@ -42,10 +42,11 @@ qemu_cmd() {
 	cmdline+=" init=$KP_REPO/harness/guest/init.sh"
 	cmdline+=" KP_ACTION=$action KP_FILTER=${filter:-all} KP_REPO=$KP_REPO KP_SRC=$src"
 	cmdline+=" KP_MODE=$KP_MODE KP_CANARY=${KP_CANARY:-none} KP_SMP=${KP_SMP:-2}"
-	# A probe on __init text, defined at boot: guest-tests/kprobe_init_gone.sh
-	# checks it went [GONE] when that text was freed.
+	# Events defined at boot: one on __init text, which
+	# guest-tests/kprobe_init_gone.sh checks went [GONE] when that text was
+	# freed, and one that records from boot on (kprobe_boot_event.sh).
 	[ "$action" != test ] ||
-		cmdline+=" kprobe_event=p:kprobes/kpt_boot_init,kernel_init_freeable"
+		cmdline+=" kprobe_event=p:kprobes/kpt_boot_init,kernel_init_freeable;p:kprobes/kpt_boot_clone,kernel_clone,flags=+0(%di):x64"
 	cmdline+=" ${KP_CMDLINE:-}"
 	echo qemu-system-x86_64 "$@" -m "${KP_MEM:-2G}" -smp "${KP_SMP:-2}" \
 		-cpu max -nographic -no-reboot -nodefaults -serial SERIAL \

@@ -46,6 +46,7 @@ demo)
 test)
 	# What the boot left in the registry, before any test changes it.
 	cp /sys/kernel/debug/kprobes/list /mnt/out/boot-kprobes-list 2>/dev/null
+	grep kpt_boot /sys/kernel/tracing/trace > /mnt/out/boot-trace 2>/dev/null
 	bash "$KP_REPO/harness/guest/run-tests.sh" "$KP_FILTER" 2>&1 | tee /mnt/out/guest-output.log
 	;;
 bench)
