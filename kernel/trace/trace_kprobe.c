@@ -606,17 +606,22 @@ static int kpev_resolve_args(struct kp_event *kev)
  * and what it calls are built that way, and an event there could recurse
  * into its own recording.  Is @addr in such a function?
  */
+#if defined(CONFIG_DYNAMIC_FTRACE) && !defined(CONFIG_KPROBE_EVENTS_ON_NOTRACE)
 static bool kpev_in_notrace_func(unsigned long addr)
 {
 	unsigned long size, offs;
 
-	if (IS_ENABLED(CONFIG_KPROBE_EVENTS_ON_NOTRACE) ||
-	    !IS_ENABLED(CONFIG_DYNAMIC_FTRACE) || !addr)
-		return false;
-	if (!kallsyms_lookup_size_offset(addr, &size, &offs) || !size)
+	if (!addr || !kallsyms_lookup_size_offset(addr, &size, &offs) || !size)
 		return false;
 	return !ftrace_location_range(addr - offs, addr - offs + size - 1);
 }
+#else
+/* Allowed, or without dynamic ftrace's records no way to tell. */
+static bool kpev_in_notrace_func(unsigned long addr)
+{
+	return false;
+}
+#endif
 
 /*
  * Register @kev's probe, disabled unless its event is enabled.  Return
