@@ -2,7 +2,7 @@
 # perf probe (Debian's linux-perf on the host) without debuginfo: an entry
 # probe and a %return probe on vfs_read from kallsyms, listed by
 # 'perf probe -l', counting the reads of a command under 'perf stat', and
-# removed by 'perf probe -d', leaving nothing in kprobe_events or
+# sampled by 'perf record' / 'perf script', and removed by 'perf probe -d', leaving nothing in kprobe_events or
 # kprobes/list.
 # shellcheck source=guest-tests/lib.sh
 . "$KP_LIB"
@@ -59,6 +59,14 @@ if [ -z "$retfail" ]; then
 	[ -n "$ret" ] && [ "$ret" -gt 0 ] 2>/dev/null || fail "perf stat counted '$ret' probe:vfs_read__return hits"
 fi
 
+# Sampling: every hit of the entry probe is a sample 'perf script' shows.
+"$perf" record -q -e probe:vfs_read -c 1 -o /tmp/kpt-perf.data -- cat /etc/hostname > /dev/null 2> rec.out ||
+	{ cat rec.out; fail "perf record failed"; }
+"$perf" script -i /tmp/kpt-perf.data > script.out 2>&1 || { cat script.out; fail "perf script failed"; }
+samples=$(grep -Ec 'probe:vfs_read:' script.out || true)
+[ "$samples" -gt 0 ] || { head script.out; fail "perf record took no probe:vfs_read samples"; }
+grep -Eq '^ *cat .*probe:vfs_read:' script.out || { head script.out; fail "no sample from the recorded cat"; }
+
 "$perf" probe -d 'probe:*' > del.out 2>&1 || { cat del.out; fail "perf probe -d 'probe:*' failed"; }
 cat del.out
 grep -q . "$T/kprobe_events" && { cat "$T/kprobe_events"; fail "kprobe_events not empty after perf probe -d"; }
@@ -67,4 +75,4 @@ grep -q . "$T/kprobe_events" && { cat "$T/kprobe_events"; fail "kprobe_events no
 [ -d "$T/events/probe" ] && fail "events/probe still exists after perf probe -d"
 "$perf" probe -l 2>&1 | grep -q 'probe:vfs_read' && fail "perf probe -l still lists probe:vfs_read"
 [ -z "$retfail" ] || fail "$retfail; entry probe fine ($ent hits, removed)"
-pass "$ver: probe:vfs_read $ent hits, probe:vfs_read__return $ret hits under perf stat; removed cleanly"
+pass "$ver: probe:vfs_read $ent hits, probe:vfs_read__return $ret hits under perf stat; $samples samples under perf record; removed cleanly"
