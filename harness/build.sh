@@ -37,6 +37,7 @@ rm -f "$stamp"
 
 # Progress: objects compiled so far against the count of the last full build.
 total=$(cat "$KP_OUT/.kp-objcount" 2>/dev/null || echo 2800)
+cold=0; [ -f "$KP_OUT/vmlinux" ] || cold=1
 log=$KP_OUT/build.log
 kp_say "building $KP_MODE kernel (log: $log, about $total objects on a cold build)"
 start=$(date +%s)
@@ -56,10 +57,14 @@ if [ "$rc" != 0 ]; then
 	tail -n 20 "$log" >&2
 	kp_die "kernel build failed (exit $rc); full log: $log"
 fi
-# Only a cold build's count is a useful estimate for the next cold build.
+# Only a cold build's count is a useful estimate for the next cold build;
+# a config change can rebuild more than the last count, never less than an
+# incremental build, so keep the larger of the two otherwise.
 n=$(cat "$KP_OUT/.kp-objcount.new"); rm -f "$KP_OUT/.kp-objcount.new"
 n=${n:-0}
-[ "$n" -lt $((total / 2)) ] || echo "$n" > "$KP_OUT/.kp-objcount"
+if [ "$cold" = 1 ] || [ "$n" -gt "$total" ]; then
+	echo "$n" > "$KP_OUT/.kp-objcount"
+fi
 
 release=$(cat "$KP_OUT/include/config/kernel.release")
 rm -rf "$KP_OUT/modroot"
