@@ -7,6 +7,8 @@
 #   KPB_LOOPS   calls per hit-cost sample
 #   KPB_REGN    register_kprobes sizes, comma-separated
 #   KPB_EVN     kprobe_events sizes, comma-separated
+#   KPB_REGREPS samples of the first (smallest) size of each list in this
+#               boot; the larger sizes are measured once per boot
 #   KPB_OPTWAIT seconds to wait for the optimizer
 #   KPB_SMPN    calls per thread in the SMP test; KPB_SLEEPN for the sleeper
 #   KPB_PARTS   which parts to run (default "hit smp reg events")
@@ -29,9 +31,22 @@ EVN=${KPB_EVN:-256,2000}
 OPTWAIT=${KPB_OPTWAIT:-60}
 SMPN=${KPB_SMPN:-100000}
 SLEEPN=${KPB_SLEEPN:-200}
+REGREPS=${KPB_REGREPS:-1}
 PARTS=" ${KPB_PARTS:-hit smp reg events} "
 PARTS=${PARTS//,/ }
 part() { [[ $PARTS == *" $1 "* ]]; }
+# plan LIST: the sizes of LIST (comma-separated), its first one REGREPS times
+plan() {
+	local first=1 n i
+	for n in ${1//,/ }; do
+		if [ "$first" = 1 ]; then
+			for i in $(seq 1 "$REGREPS"); do echo "$n"; done
+		else
+			echo "$n"
+		fi
+		first=0
+	done
+}
 cd /tmp || exit 1
 
 emit() { echo "BENCH $*" >> "$OUT"; echo "BENCH $*"; }
@@ -60,7 +75,7 @@ insmod /mnt/out/kp_bench.ko || { emit "error insmod failed"; exit 1; }
 [ -w "$C" ] || { emit "error no $C"; exit 1; }
 echo 1 > "$D/enabled" 2>/dev/null
 textsyms=$(awk '$2 ~ /^[tT]$/ && NF == 3' /proc/kallsyms | wc -l)
-emit "info kernel=$(uname -r) cpus=$(nproc) textsyms=$textsyms reps=$REPS loops=$LOOPS"
+emit "info kernel=$(uname -r) cpus=$(nproc) textsyms=$textsyms reps=$REPS loops=$LOOPS regreps=$REGREPS"
 
 # ---- 1. hit cost -------------------------------------------------------
 # Each kind: target function, optimization on/off, how it is armed.
@@ -118,16 +133,20 @@ if part smp; then
 echo 0 > "$OPT"
 ctl arm boost > /dev/null
 st=$(state)
-for k in 1 2 4; do
-	[ "$k" -le "$(nproc)" ] || { emit "smp threads=$k error=only-$(nproc)-cpus"; continue; }
-	r=$(ctl smp "$k" "$SMPN")
-	emit "smp threads=$k n=$(kv n "$r") ns=$(kv ns "$r") hits=$(kv hits "$r") state=$st"
+for rep in $(seq 1 "${KPB_REPS:-5}"); do
+	for k in 1 2 4; do
+		[ "$k" -le "$(nproc)" ] || { emit "smp threads=$k error=only-$(nproc)-cpus"; continue; }
+		r=$(ctl smp "$k" "$SMPN")
+		emit "smp threads=$k rep=$rep n=$(kv n "$r") ns=$(kv ns "$r") hits=$(kv hits "$r") state=$st"
+	done
 done
 ctl disarm > /dev/null
 echo 1 > "$OPT"
 k=$(nproc); [ "$k" -le 4 ] || k=4
-r=$(ctl sleep "$k" "$SLEEPN" 2)
-emit "sleep threads=$k n=$(kv n "$r") ns=$(kv ns "$r") rhits=$(kv rhits "$r") nmissed=$(kv nmissed "$r") maxactive=2"
+for rep in $(seq 1 "${KPB_REPS:-5}"); do
+	r=$(ctl sleep "$k" "$SLEEPN" 2)
+	emit "sleep threads=$k rep=$rep n=$(kv n "$r") ns=$(kv ns "$r") rhits=$(kv rhits "$r") nmissed=$(kv nmissed "$r") maxactive=2"
+done
 fi
 
 # ---- 2./3. registration throughput and memory --------------------------
@@ -139,7 +158,7 @@ emit "syms candidates=$(cat syms.count) picked=$(wc -l < syms.all)"
 # Optimized probes among all registered ones.
 nopt() { grep -c '\[OPTIMIZED\]' "$D/list"; }
 part reg || REGN=
-for n in ${REGN//,/ }; do
+for n in $(plan "$REGN"); do
 	ctl clearsyms > /dev/null
 	python3 /mnt/repo/bench/pick_syms.py "$n" 2>/dev/null > syms.n
 	cat syms.n > "$S"
@@ -180,7 +199,7 @@ cat "$S" > syms.ok
 part events || EVN=
 for opt in 1 0; do
 	echo "$opt" > "$OPT"
-	for n in ${EVN//,/ }; do
+	for n in $(plan "$EVN"); do
 		head -n "$n" syms.ok | awk '{ printf "p:kpbev/e%d %s+%d\n", NR, $1, $2 }' > events.txt
 		m=$(wc -l < events.txt)
 		echo > "$T/kprobe_events"

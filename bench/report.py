@@ -87,7 +87,7 @@ def add(section, label, fn, unit, better="lower", note=None):
         vals[mode], ns[mode] = fn(mode)
         notes[mode] = note(mode) if note else ""
     rows.append((section, label, vals["base"], vals["ours"], unit, better,
-                 notes["base"], notes["ours"], min(ns.values())))
+                 notes["base"], notes["ours"], (ns["base"], ns["ours"])))
 
 
 def hit(kind):
@@ -267,21 +267,24 @@ out.append(f"- kernels: upstream `{info['base'].get('kernel', '?')}` (unmodified
 out.append(f"- method: {rounds} round(s); each round boots both kernels one after the other, the first one "
            f"alternating (base, ours | ours, base | ...); within a boot every hit-cost kind is measured once "
            f"per repetition ({info['ours'].get('reps', '?')} repetitions of {info['ours'].get('loops', '?')} calls), "
-           f"kinds interleaved.  Numbers are medians over all samples; hit costs are the probed loop minus the "
+           f"kinds interleaved; the SMP and sleeper tests run as many repetitions, the smallest registration "
+           f"and kprobe_events sizes {info['ours'].get('regreps', '1')} times per boot, larger sizes once "
+           f"(round 1 only).  Numbers are medians over all samples (how many: last column); hit costs are the probed loop minus the "
            f"same loop unprobed (same repetition).  Registration uses {syms.get('picked', '?')} of "
            f"{syms.get('candidates', '?')} candidate functions (unique, ftrace-able, not blacklisted kernel text; "
            f"probe on the first instruction after ENDBR + `__fentry__`); the same list is given to both kernels.")
 out.append("- state: the probe's flags in `/sys/kernel/debug/kprobes/list` while it was measured "
            "(`k`/`r` = kprobe/kretprobe).  Ratio = ours / upstream; for hits/ms and calls/s higher is better, "
            "elsewhere lower is better.\n")
-out.append("| # | kind | upstream | ours | ratio ours/upstream |")
-out.append("|---|---|---|---|---|")
+out.append("| # | kind | upstream | ours | ratio ours/upstream | samples (upstream/ours) |")
+out.append("|---|---|---|---|---|---|")
 chart = []
 for i, (sec, label, b, o, unit, better, nb, no, n) in enumerate(rows, 1):
     r = ratio(b, o)
     bs = fmt(b) + (f" `{nb}`" if nb else "")
     os_ = fmt(o) + (f" `{no}`" if no else "")
-    out.append(f"| {i} | {label} ({unit}) | {bs} | {os_} | {fmt(r) if r is not None else 'n/a'} |")
+    out.append(f"| {i} | {label} ({unit}) | {bs} | {os_} | {fmt(r) if r is not None else 'n/a'} "
+               f"| {n[0]}/{n[1]} |")
     chart.append((i, label, r, better))
 md = "\n".join(out) + "\n"
 
