@@ -8,7 +8,7 @@
 #   KPB_REGN    register_kprobes sizes, comma-separated
 #   KPB_EVN     kprobe_events sizes, comma-separated
 #   KPB_REGREPS samples of the first (smallest) size of each list in this
-#               boot; the larger sizes are measured once per boot
+#               boot; KPB_BIGREPS (default: the same) of the larger ones
 #   KPB_OPTWAIT seconds to wait for the optimizer
 #   KPB_SMPN    calls per thread in the SMP test; KPB_SLEEPN for the sleeper
 #   KPB_PARTS   which parts to run (default "hit smp reg events")
@@ -32,19 +32,17 @@ OPTWAIT=${KPB_OPTWAIT:-60}
 SMPN=${KPB_SMPN:-100000}
 SLEEPN=${KPB_SLEEPN:-200}
 REGREPS=${KPB_REGREPS:-1}
+BIGREPS=${KPB_BIGREPS:-$REGREPS}
 PARTS=" ${KPB_PARTS:-hit smp reg events} "
 PARTS=${PARTS//,/ }
 part() { [[ $PARTS == *" $1 "* ]]; }
-# plan LIST: the sizes of LIST (comma-separated), its first one REGREPS times
+# plan LIST: the sizes of LIST (comma-separated), the first one REGREPS
+# times, the others BIGREPS times each
 plan() {
-	local first=1 n i
+	local reps=$REGREPS n i
 	for n in ${1//,/ }; do
-		if [ "$first" = 1 ]; then
-			for i in $(seq 1 "$REGREPS"); do echo "$n"; done
-		else
-			echo "$n"
-		fi
-		first=0
+		for i in $(seq 1 "$reps"); do echo "$n"; done
+		reps=$BIGREPS
 	done
 }
 cd /tmp || exit 1
@@ -75,7 +73,7 @@ insmod /mnt/out/kp_bench.ko || { emit "error insmod failed"; exit 1; }
 [ -w "$C" ] || { emit "error no $C"; exit 1; }
 echo 1 > "$D/enabled" 2>/dev/null
 textsyms=$(awk '$2 ~ /^[tT]$/ && NF == 3' /proc/kallsyms | wc -l)
-emit "info kernel=$(uname -r) cpus=$(nproc) textsyms=$textsyms reps=$REPS loops=$LOOPS regreps=$REGREPS"
+emit "info kernel=$(uname -r) cpus=$(nproc) textsyms=$textsyms reps=$REPS loops=$LOOPS regreps=$REGREPS bigreps=$BIGREPS"
 
 # ---- 1. hit cost -------------------------------------------------------
 # Each kind: target function, optimization on/off, how it is armed.
@@ -182,6 +180,10 @@ for n in $(plan "$REGN"); do
 		[ "$c" -lt "$ok" ] || break
 		[ "$still" -lt 6 ] || break
 	done
+	# A read of the list can wait out a whole optimizer pass (it takes
+	# the registry mutex): count what the last wait let through.
+	c=$(nopt)
+	if [ "$c" -gt "$last" ]; then last=$c; tlast=$(now); fi
 	states=$(awk '{ f = "plain"; for (i = 4; i <= NF; i++) if ($i ~ /^\[[A-Z]+\]$/) f = $i; c[f]++ } END { for (f in c) printf "%s%s:%d", (n++ ? "," : ""), f, c[f] }' "$D/list")
 	emit "opt n=$n ok=$ok optimized=$last ns=$(( tlast - t0 )) states=$states"
 	sync; sleep 1

@@ -6,9 +6,11 @@
 RUNDIR holds r<round>-<base|ours>/bench.txt (lines "BENCH <what> k=v ...",
 written by bench/guest.sh).  Writes RESULTSDIR/latest.md (a header with the
 machine, accelerator, kernels and method, then one table: kind, upstream,
-ours, ratio ours/upstream) and RESULTSDIR/latest.png (the ratios as bars),
-prints the Markdown, and puts the same Markdown into README.md between the
-"bench:begin" and "bench:end" markers.  Never fails on a number.
+ours, ratio ours/upstream, samples) and RESULTSDIR/latest.png (the ratios
+as bars), prints the Markdown, and puts the same Markdown into README.md
+between the "bench:begin" and "bench:end" markers.  A --quick run writes
+quick.md and quick.png instead, and replaces the README's table only if
+that is a quick one too.  Never fails on a number.
 """
 import errno
 import os
@@ -268,8 +270,9 @@ out.append(f"- method: {rounds} round(s); each round boots both kernels one afte
            f"alternating (base, ours | ours, base | ...); within a boot every hit-cost kind is measured once "
            f"per repetition ({info['ours'].get('reps', '?')} repetitions of {info['ours'].get('loops', '?')} calls), "
            f"kinds interleaved; the SMP and sleeper tests run as many repetitions, the smallest registration "
-           f"and kprobe_events sizes {info['ours'].get('regreps', '1')} times per boot, larger sizes once "
-           f"(round 1 only).  Numbers are medians over all samples (how many: last column); hit costs are the probed loop minus the "
+           f"and kprobe_events sizes {info['ours'].get('regreps', '1')} times per boot, larger sizes "
+           f"{info['ours'].get('bigreps', '1') + ' times per boot' if 'bigreps' in info['ours'] else 'once, in round 1'}"
+           f".  Numbers are medians over all samples (how many: last column); hit costs are the probed loop minus the "
            f"same loop unprobed (same repetition).  Registration uses {syms.get('picked', '?')} of "
            f"{syms.get('candidates', '?')} candidate functions (unique, ftrace-able, not blacklisted kernel text; "
            f"probe on the first instruction after ENDBR + `__fentry__`); the same list is given to both kernels.")
@@ -289,7 +292,8 @@ for i, (sec, label, b, o, unit, better, nb, no, n) in enumerate(rows, 1):
 md = "\n".join(out) + "\n"
 
 os.makedirs(outdir, exist_ok=True)
-with open(os.path.join(outdir, "latest.md"), "w") as f:
+stem = "quick" if quick else "latest"
+with open(os.path.join(outdir, stem + ".md"), "w") as f:
     f.write("# Benchmark: our kprobes vs upstream's\n\n" + md)
 print(md)
 
@@ -298,7 +302,7 @@ readme = os.path.join(repo, "README.md")
 try:
     text = open(readme).read()
     a, b = "<!-- bench:begin -->", "<!-- bench:end -->"
-    if a in text and b in text:
+    if a in text and b in text and (not quick or "(QUICK=1)" in text[text.index(a):text.index(b)]):
         new = text[:text.index(a) + len(a)] + "\n" + md + text[text.index(b):]
         if new != text:
             with open(readme + ".tmp", "w") as f:
@@ -408,5 +412,5 @@ def png(path):
                 + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
 
 
-png(os.path.join(outdir, "latest.png"))
-print(f"(written: {outdir}/latest.md, {outdir}/latest.png)")
+png(os.path.join(outdir, stem + ".png"))
+print(f"(written: {outdir}/{stem}.md, {outdir}/{stem}.png)")

@@ -6,15 +6,16 @@
 # in turn, same QEMU settings (single-threaded TCG unless ACCEL says
 # otherwise, 4 vCPUs so the SMP test can use 1, 2 and 4 CPUs), alternating
 # which goes first in each round: base, ours | ours, base | base, ours ...
-# (QUICK=1: one round; full: two, the 10,000-probe and 2,000-event sizes
-# in the first only.)  Inside a boot the hit-cost kinds are interleaved
-# too (each repetition measures every kind once).  Every number in the
-# table is the median of all samples of both rounds and repetitions; the
-# table says how many samples each median has.  bench/report.py writes
-# bench/results/latest.{md,png} and prints the table.  Raw logs:
+# (QUICK=1: one round; full: two.)  Inside a boot the hit-cost kinds are
+# interleaved too (each repetition measures every kind once).  Every
+# number in the table is the median of all samples of both rounds and
+# repetitions; the table says how many samples each median has.
+# bench/report.py writes bench/results/latest.{md,png} (QUICK=1:
+# quick.{md,png}) and prints the table.  Raw logs:
 # $KPROBES_CACHE/runs/bench-<stamp>/.
 #
-# Knobs (environment): QUICK=1, BENCH_ROUNDS, and the guest's KPB_* (see
+# Knobs (environment): QUICK=1, BENCH_ROUNDS, BENCH_LARGE_ONCE (below),
+# BENCH_TIMEOUT (seconds a boot may take), and the guest's KPB_* (see
 # bench/guest.sh) to override the chosen sizes.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../harness/lib.sh"
@@ -29,22 +30,24 @@ else
 	rounds=${BENCH_ROUNDS:-2}
 	: "${KPB_REPS:=3}" "${KPB_LOOPS:=1000000}" "${KPB_REGN:=1000,10000}" "${KPB_EVN:=256,2000}"
 	: "${KPB_OPTWAIT:=90}" "${KPB_SMPN:=200000}" "${KPB_SLEEPN:=200}" "${KPB_REGREPS:=3}"
-	# upstream alone needs about 15 minutes for 10,000 probes under TCG
+	# upstream alone needs about 25 minutes a boot for the registration part
 	timeout=${BENCH_TIMEOUT:-3600}
 fi
-# knobs ROUND: the guest's settings.  The small registration sizes (the
-# first of each list) are measured KPB_REGREPS times in every round, so
-# that their medians are over at least 5 samples; the large ones run once,
-# in round 1 only: upstream takes about 400 s just to register and arm
-# 10,000 probes under TCG.
+# knobs ROUND: the guest's settings.  Every registration and kprobe_events
+# size is measured KPB_REGREPS times in every round, so that each median
+# is over at least 5 samples (about an hour on two host cores, most of it
+# upstream registering and arming 10,000 probes).  BENCH_LARGE_ONCE=1
+# measures the large sizes (all but the first of each list) once, in
+# round 1 only: about 40 minutes.
 knobs() {
-	local regn=$KPB_REGN evn=$KPB_EVN
-	if [ "$1" -gt 1 ] && [ -z "${BENCH_BIG_EVERY_ROUND:-}" ]; then
-		regn=${regn%%,*} evn=${evn%%,*}
+	local regn=$KPB_REGN evn=$KPB_EVN bigreps=$KPB_REGREPS
+	if [ -n "${BENCH_LARGE_ONCE:-}" ]; then
+		bigreps=1
+		[ "$1" = 1 ] || regn=${regn%%,*} evn=${evn%%,*}
 	fi
 	echo "KPB_REPS=$KPB_REPS KPB_LOOPS=$KPB_LOOPS KPB_REGN=$regn KPB_EVN=$evn" \
 		"KPB_OPTWAIT=$KPB_OPTWAIT KPB_SMPN=$KPB_SMPN KPB_SLEEPN=$KPB_SLEEPN" \
-		"KPB_REGREPS=$KPB_REGREPS" \
+		"KPB_REGREPS=$KPB_REGREPS KPB_BIGREPS=$bigreps" \
 		"${KPB_PARTS:+KPB_PARTS=${KPB_PARTS// /,}}"
 }
 

@@ -138,7 +138,13 @@
 
 #include <asm/sections.h>
 
-#define KPROBE_TABLE_BITS	6
+/*
+ * get_kprobe() is on every breakpoint hit, and the x86 detour builder asks
+ * it about every byte of the function it scans: with thousands of probes,
+ * long chains made optimizing 10,000 probes take minutes.  1,024 buckets
+ * (8 KiB) keep the chains near ten entries at that size.
+ */
+#define KPROBE_TABLE_BITS	10
 #define KPROBE_TABLE_SIZE	BIT(KPROBE_TABLE_BITS)
 
 static struct hlist_head kprobe_table[KPROBE_TABLE_SIZE];
