@@ -35,10 +35,9 @@ else
 fi
 # knobs ROUND: the guest's settings.  Every registration and kprobe_events
 # size is measured KPB_REGREPS times in every round, so that each median
-# is over at least 5 samples (about an hour on two host cores, most of it
-# upstream registering and arming 10,000 probes).  BENCH_LARGE_ONCE=1
-# measures the large sizes (all but the first of each list) once, in
-# round 1 only: about 40 minutes.
+# is over at least 5 samples (well over an hour on two host cores, most
+# of it at 10,000 probes).  BENCH_LARGE_ONCE=1 measures the large sizes
+# (all but the first of each list) once, in round 1 only: 35 minutes.
 knobs() {
 	local regn=$KPB_REGN evn=$KPB_EVN bigreps=$KPB_REGREPS
 	if [ -n "${BENCH_LARGE_ONCE:-}" ]; then

@@ -58,8 +58,8 @@ if [ "$rc" != 0 ]; then
 	kp_die "kernel build failed (exit $rc); full log: $log"
 fi
 # Only a cold build's count is a useful estimate for the next cold build;
-# a config change can rebuild more than the last count, never less than an
-# incremental build, so keep the larger of the two otherwise.
+# an incremental build replaces it only when it compiled more (after a
+# config change that touched most of the tree).
 n=$(cat "$KP_OUT/.kp-objcount.new"); rm -f "$KP_OUT/.kp-objcount.new"
 n=${n:-0}
 if [ "$cold" = 1 ] || [ "$n" -gt "$total" ]; then
