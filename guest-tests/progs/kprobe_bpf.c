@@ -31,6 +31,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "perf_count.h"
+
 #define PMU_TYPE "/sys/bus/event_source/devices/kprobe/type"
 
 #define INSN(c, d, s, o, i) \
@@ -143,15 +145,6 @@ static int open_event(uint32_t type, uint64_t config, const char *sym,
 	return syscall(__NR_perf_event_open, &a, 0, -1, -1, 0);
 }
 
-static long long event_count(int fd)
-{
-	uint64_t v;
-
-	if (read(fd, &v, sizeof(v)) != sizeof(v))
-		return -1;
-	return v;
-}
-
 /*
  * Run N getppid()s with PROG attached to EV; print how many returned the
  * real parent and how many failed with which errno.
@@ -180,7 +173,7 @@ static int attach_and_call(int ev, int prog, long n)
 	}
 	ioctl(ev, PERF_EVENT_IOC_DISABLE, 0);
 	printf("real=%ld failed=%ld errno=%d samples=%lld\n", real, failed, err,
-	       event_count(ev));
+	       perf_count(ev));
 	return 0;
 }
 

@@ -25,6 +25,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "perf_count.h"
+
 #define PMU "/sys/bus/event_source/devices/kprobe"
 
 static int read_file(const char *path, char *buf, size_t len)
@@ -74,15 +76,6 @@ static int open_kprobe(int type, uint64_t config, const char *func,
 	attr.exclude_hv = 1;
 	/* This task only, any CPU. */
 	return syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
-}
-
-static long long count_of(int fd)
-{
-	uint64_t v;
-
-	if (read(fd, &v, sizeof(v)) != sizeof(v))
-		return -1;
-	return (long long)v;
 }
 
 int main(int argc, char **argv)
@@ -149,8 +142,8 @@ int main(int argc, char **argv)
 		ioctl(fds[i], PERF_EVENT_IOC_DISABLE, 0);
 	close(fd);
 	printf("reads=%d entry=%lld return=%lld addr=%lld\n", n,
-	       count_of(fds[0]), count_of(fds[1]),
-	       nfds > 2 ? count_of(fds[2]) : -1LL);
+	       perf_count(fds[0]), perf_count(fds[1]),
+	       nfds > 2 ? perf_count(fds[2]) : -1LL);
 	for (i = 0; i < nfds; i++)
 		close(fds[i]);
 	/* The local probes go away with the last reference to the events. */
