@@ -97,8 +97,9 @@
  *  - Out-of-line slots may still be executed by a preempted task after a
  *    probe is gone (a "boosted" copy runs with interrupts on), so slots are
  *    recycled only after synchronize_rcu_tasks(), in a garbage collector.
- *  - The optimizer work takes kprobe_mutex to prepare detours and to write
- *    jumps, and drops it while it waits for the grace periods that let
+ *  - The optimizer work takes kprobe_mutex to prepare the detours of one
+ *    hash bucket at a time and to write jumps, and drops it between
+ *    buckets and while it waits for the grace periods that let
  *    tasks leave the bytes to be replaced; what it does after relocking it
  *    rests only on what it finds in the table then (an epoch counter says
  *    which detours have waited long enough).  Dropped detours are freed
@@ -1036,27 +1037,25 @@ static void kprobe_opt_reap(void)
 }
 
 /*
- * Build detours for the candidates that have none.  Returns whether some
- * detour still waits for its grace periods.  kprobe_mutex held.
+ * Build detours for the candidates in bucket @i that have none.  Returns
+ * whether some detour there still waits for its grace periods.
+ * kprobe_mutex held.
  */
-static bool kprobe_opt_prepare_all(void)
+static bool kprobe_opt_prepare_bucket(unsigned int i)
 {
 	bool waiting = false;
 	struct kprobe *site;
-	unsigned int i;
 
-	for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
-		hlist_for_each_entry(site, &kprobe_table[i], hlist) {
-			if (!site_opt_candidate(site))
+	hlist_for_each_entry(site, &kprobe_table[i], hlist) {
+		if (!site_opt_candidate(site))
+			continue;
+		if (!site->ainsn.opt) {
+			if (arch_prepare_optimized_kprobe(site))
 				continue;
-			if (!site->ainsn.opt) {
-				if (arch_prepare_optimized_kprobe(site))
-					continue;
-				site->ainsn.opt->epoch = kprobe_opt_epoch;
-			}
-			if (site->ainsn.opt->epoch >= kprobe_opt_epoch)
-				waiting = true;
+			site->ainsn.opt->epoch = kprobe_opt_epoch;
 		}
+		if (site->ainsn.opt->epoch >= kprobe_opt_epoch)
+			waiting = true;
 	}
 	return waiting;
 }
@@ -1102,11 +1101,23 @@ static void kprobe_opt_poke_all(bool jump)
 
 static void kprobe_optimizer_fn(struct work_struct *work)
 {
-	bool waiting;
+	bool waiting = false;
+	unsigned int i;
 
-	mutex_lock(&kprobe_mutex);
-	waiting = kprobe_opt_prepare_all();
-	mutex_unlock(&kprobe_mutex);
+	/*
+	 * A detour takes a decode of its whole function; at thousands of
+	 * candidates that is seconds, which registrations and readers of
+	 * the list should not wait out.  A site added to a bucket already
+	 * passed kicks the work again.
+	 */
+	for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
+		if (hlist_empty(&kprobe_table[i]))
+			continue;
+		mutex_lock(&kprobe_mutex);
+		waiting |= kprobe_opt_prepare_bucket(i);
+		mutex_unlock(&kprobe_mutex);
+		cond_resched();
+	}
 
 	if (waiting) {
 		/*

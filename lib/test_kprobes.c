@@ -27,7 +27,8 @@
  *  6. (x86-64, built in) jump optimization: a probe without post_handler
  *     gets its jump and sees the registers the breakpoint path shows; a
  *     post_handler joining, a probe inside the jump, the sysctl take it
- *     away; a jump target inside is refused; kretprobe entries; toggling
+ *     away; a jump target, an instruction with an exception-table entry
+ *     or a fixup target inside is refused; kretprobe entries; toggling
  *     under load from every CPU;
  *     6b. ftrace-based probes: pre/post and the ip each sees, a pre_handler
  *     redirecting the call, nmissed, a kretprobe on such a function.  lib/
@@ -665,6 +666,34 @@ asm(KPT_ASM_BEGIN(kpt_asm_opt)
 	KPT_SITE(kpt_asm_optjt) "jb 1b\n\t"
 	KPT_SITE(kpt_asm_optjt) KPT_RET
 	KPT_ASM_END(kpt_asm_optjt)
+
+	/*
+	 * *p: a probe on site 0 would cover the load, which has an
+	 * exception-table entry.
+	 */
+	KPT_ASM_BEGIN(kpt_asm_optex)
+	KPT_SITE(kpt_asm_optex) "movq %rdi, %rdx\n\t"
+	KPT_SITE(kpt_asm_optex) "1: movq (%rdx), %rax\n\t"
+	KPT_SITE(kpt_asm_optex) "2:\n\t" KPT_RET
+	_ASM_EXTABLE_TYPE(1b, 2b, EX_TYPE_EFAULT_REG)
+	KPT_ASM_END(kpt_asm_optex)
+
+	/*
+	 * x + 1 (p is NULL): a probe on site 0 would cover the add, where
+	 * the fixup of the load (never run here) lands.
+	 */
+	KPT_ASM_BEGIN(kpt_asm_optfx)
+	KPT_SITE(kpt_asm_optfx) "movq %rdi, %rax\n"
+	"3:\n\t"
+	KPT_SITE(kpt_asm_optfx) "addq $1, %rax\n\t"
+	KPT_SITE(kpt_asm_optfx) "testq %rsi, %rsi\n\t"
+	KPT_SITE(kpt_asm_optfx) "jz 4f\n"
+	"1:\n\t"
+	KPT_SITE(kpt_asm_optfx) "movq (%rsi), %rdx\n"
+	"4:\n\t"
+	KPT_SITE(kpt_asm_optfx) KPT_RET
+	_ASM_EXTABLE_TYPE(1b, 3b, EX_TYPE_DEFAULT)
+	KPT_ASM_END(kpt_asm_optfx)
 );
 
 KPT_ASM_FUNC(kpt_asm_riprel, unsigned long x);
@@ -695,6 +724,10 @@ KPT_ASM_FUNC(kpt_asm_opt, unsigned long x);
 KPT_ASM_SITES(kpt_asm_opt);
 KPT_ASM_FUNC(kpt_asm_optjt, unsigned long x);
 KPT_ASM_SITES(kpt_asm_optjt);
+KPT_ASM_FUNC(kpt_asm_optex, const unsigned long *p);
+KPT_ASM_SITES(kpt_asm_optex);
+KPT_ASM_FUNC(kpt_asm_optfx, unsigned long x, const unsigned long *p);
+KPT_ASM_SITES(kpt_asm_optfx);
 
 static unsigned int kpt_nr_sites(const u32 *sites)
 {
@@ -2291,11 +2324,12 @@ static void kprobe_opt_sysctl(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 2);
 }
 
-static void kprobe_opt_refused_jump_target(struct kunit *test)
+/*
+ * An optimizable probe @o whose site must be refused: it stays a
+ * breakpoint probe while the one at kpt_opt_addr() gets its jump.
+ */
+static void kpt_opt_expect_refused(struct kunit *test, struct kpt_opt_probe *o)
 {
-	void *addr = kpt_site(kpt_asm_optjt, kpt_asm_optjt_sites,
-			      KPT_OPTJT_SITE);
-	struct kpt_opt_probe *o = kpt_opt_probe_new(test, addr);
 	struct kpt_opt_probe *ok = kpt_opt_probe_new(test, kpt_opt_addr());
 
 	/* A site that is optimized tells that the optimizer has run. */
@@ -2304,6 +2338,38 @@ static void kprobe_opt_refused_jump_target(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, kpt_wait_optimized(&ok->kp));
 	wait_for_kprobe_optimizer();
 	KUNIT_EXPECT_FALSE(test, o->kp.flags & KPROBE_FLAG_OPTIMIZED);
+}
+
+static void kprobe_opt_refused_extable(struct kunit *test)
+{
+	void *addr = kpt_site(kpt_asm_optex, kpt_asm_optex_sites, 0);
+	struct kpt_opt_probe *o = kpt_opt_probe_new(test, addr);
+	unsigned long v = 0x5eed;
+
+	kpt_opt_expect_refused(test, o);
+	KUNIT_EXPECT_EQ(test, kpt_asm_optex(&v), v);
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
+	KUNIT_EXPECT_EQ(test, o->ip, (unsigned long)addr + 1);
+}
+
+static void kprobe_opt_refused_fixup_target(struct kunit *test)
+{
+	void *addr = kpt_site(kpt_asm_optfx, kpt_asm_optfx_sites, 0);
+	struct kpt_opt_probe *o = kpt_opt_probe_new(test, addr);
+
+	kpt_opt_expect_refused(test, o);
+	KUNIT_EXPECT_EQ(test, kpt_asm_optfx(41, NULL), 42UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
+	KUNIT_EXPECT_EQ(test, o->ip, (unsigned long)addr + 1);
+}
+
+static void kprobe_opt_refused_jump_target(struct kunit *test)
+{
+	void *addr = kpt_site(kpt_asm_optjt, kpt_asm_optjt_sites,
+			      KPT_OPTJT_SITE);
+	struct kpt_opt_probe *o = kpt_opt_probe_new(test, addr);
+
+	kpt_opt_expect_refused(test, o);
 	KUNIT_EXPECT_EQ(test, kpt_asm_optjt(41), 42UL);
 	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
 	KUNIT_EXPECT_EQ(test, o->ip, (unsigned long)addr + 1);
@@ -2865,6 +2931,8 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kprobe_opt_probe_inside),
 	KUNIT_CASE(kprobe_opt_sysctl),
 	KUNIT_CASE(kprobe_opt_refused_jump_target),
+	KUNIT_CASE(kprobe_opt_refused_extable),
+	KUNIT_CASE(kprobe_opt_refused_fixup_target),
 	KUNIT_CASE(kretprobe_opt_entry),
 	KUNIT_CASE(kprobes_opt_batch_unregister),
 	KUNIT_CASE_SLOW(kprobe_opt_stress_toggle),

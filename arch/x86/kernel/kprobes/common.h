@@ -185,6 +185,10 @@ extern const u8 kprobe_opt_tpl[];
 extern const u8 kprobe_opt_tpl_call[];
 extern const u8 kprobe_opt_tpl_end[];
 
+/* The core kernel's exception table, sorted by instruction address. */
+extern struct exception_table_entry __start___ex_table[];
+extern struct exception_table_entry __stop___ex_table[];
+
 #ifdef CONFIG_KPROBES_ON_FTRACE
 int kprobe_ftrace_arm(struct kprobe *p);
 void kprobe_ftrace_disarm(struct kprobe *p);

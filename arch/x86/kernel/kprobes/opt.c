@@ -54,6 +54,7 @@
 #include <linux/jump_label.h>
 #include <linux/kallsyms.h>
 #include <linux/memory.h>
+#include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/static_call.h>
 #include <linux/string.h>
@@ -163,12 +164,50 @@ static unsigned long kprobe_opt_branch_target(struct insn *insn,
 	return pos + insn->length + insn->immediate.value;
 }
 
-/* Where the exception fixup of the instruction at @pos goes, or 0. */
-static unsigned long kprobe_opt_fixup_target(unsigned long pos)
+static unsigned long kprobe_opt_ex_insn(const struct exception_table_entry *e)
 {
-	const struct exception_table_entry *e = search_exception_tables(pos);
+	return (unsigned long)&e->insn + e->insn;
+}
 
-	return e ? (unsigned long)&e->fixup + e->fixup : 0;
+/*
+ * Refuse (-EOPNOTSUPP) if an instruction in [@start, @end) with an
+ * exception-table entry lies in the region (@addr, @len), or has its fixup
+ * in the region past the first byte.  One binary search per range: looking
+ * up each instruction costs a search of every table, for every candidate.
+ * kprobe_mutex held, which keeps a module's text and table in place.
+ */
+static int kprobe_opt_check_extable(unsigned long start, unsigned long end,
+				    unsigned long addr, unsigned int len)
+{
+	const struct exception_table_entry *tbl = __start___ex_table;
+	size_t lo = 0, n = __stop___ex_table - __start___ex_table, hi, mid;
+	unsigned long insn, fixup;
+	struct module *mod;
+
+	if (!core_kernel_text(start)) {
+		preempt_disable();
+		mod = __module_text_address(start);
+		preempt_enable();
+		if (!mod)
+			return -EOPNOTSUPP;
+		tbl = mod->extable;
+		n = mod->num_exentries;
+	}
+	for (hi = n; lo < hi;) {
+		mid = lo + (hi - lo) / 2;
+		if (kprobe_opt_ex_insn(&tbl[mid]) < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && (insn = kprobe_opt_ex_insn(&tbl[lo])) < end; lo++) {
+		if (insn >= addr && insn < addr + len)
+			return -EOPNOTSUPP;
+		fixup = (unsigned long)&tbl[lo].fixup + tbl[lo].fixup;
+		if (fixup > addr && fixup < addr + len)
+			return -EOPNOTSUPP;
+	}
+	return 0;
 }
 
 /*
@@ -194,11 +233,8 @@ static int kprobe_opt_scan(unsigned long start, unsigned long end,
 		if (target && (target < start || target >= end) &&
 		    insn.opcode.bytes[0] != 0xe8 && kprobe_opt_is_thunk(target))
 			return -EOPNOTSUPP;
-		target = kprobe_opt_fixup_target(pos);
-		if (target > addr && target < addr + len)
-			return -EOPNOTSUPP;
 	}
-	return 0;
+	return kprobe_opt_check_extable(start, end, addr, len);
 }
 
 /* GCC's split-off unlikely part of a function jumps back into it. */
@@ -220,11 +256,24 @@ static int kprobe_opt_scan_cold(unsigned long func, unsigned long addr,
 }
 
 /*
- * Find the region at @addr, copy its original bytes to @code, and check
- * the function around it.  Returns the region's length or an error.
- * text_mutex held.
+ * Could @insn be a site another subsystem patches?  On x86 a jump label
+ * site is a jmp or a 2- or 5-byte nop, a static call site a call, jmp,
+ * jcc, ret or 5-byte nop, an ftrace site a call or a 5-byte nop.  Only
+ * the nops can be in a region: everything else is refused before.
  */
-static int kprobe_opt_analyze(unsigned long addr, u8 *code)
+static bool kprobe_opt_may_be_patched(struct insn *insn)
+{
+	u8 op = insn->opcode.bytes[0];
+
+	return op == 0x90 || (op == 0x0f && insn->opcode.bytes[1] == 0x1f);
+}
+
+/*
+ * Find the region at @addr, copy its original bytes to @code, and check
+ * the function around it.  Sets *@nop if the region holds a nop.
+ * Returns the region's length or an error.  text_mutex held.
+ */
+static int kprobe_opt_analyze(unsigned long addr, u8 *code, bool *nop)
 {
 	unsigned long size, offset, start, end, pos;
 	struct arch_specific_insn ai;
@@ -246,11 +295,10 @@ static int kprobe_opt_analyze(unsigned long addr, u8 *code)
 		memset(&ai, 0, sizeof(ai));
 		if (kprobe_classify(&insn, &ai, pos) || ai.action != KPROBE_X86_STEP)
 			return -EOPNOTSUPP;
-		if (search_exception_tables(pos))
-			return -EOPNOTSUPP;
 		/* Another probe's breakpoint would be skipped by the copy. */
 		if (pos != addr && get_kprobe((void *)pos))
 			return -EOPNOTSUPP;
+		*nop |= kprobe_opt_may_be_patched(&insn);
 		memcpy(code + len, buf, insn.length);
 		len += insn.length;
 	}
@@ -370,17 +418,23 @@ int arch_prepare_optimized_kprobe(struct kprobe *p)
 	unsigned long addr = (unsigned long)p->addr;
 	u8 code[KPROBE_OPT_REGION_MAX];
 	struct arch_optimized_insn *op;
+	bool nop = false;
 	int len, ret;
 
 	if (p->ainsn.action != KPROBE_X86_STEP || !p->ainsn.slot)
 		return -EOPNOTSUPP;
 
 	mutex_lock(&text_mutex);
-	len = kprobe_opt_analyze(addr, code);
+	len = kprobe_opt_analyze(addr, code, &nop);
 	mutex_unlock(&text_mutex);
 	if (len < 0)
 		return len;
-	if (kprobe_opt_reserved(addr, len))
+	/*
+	 * The jump label and static call checks decode every site in the
+	 * kernel, which at thousands of probes is most of the optimizer's
+	 * time; a region without a nop cannot hold a site.
+	 */
+	if (nop && kprobe_opt_reserved(addr, len))
 		return -EOPNOTSUPP;
 
 	op = kzalloc(sizeof(*op), GFP_KERNEL);
