@@ -257,6 +257,14 @@ syms = (recs("ours", "syms") or recs("base", "syms") or [{}])[0]
 acc = accel.get("ours") or accel.get("base") or "?"
 kind = "KVM" if acc.startswith("kvm") else "TCG"
 
+regreps = info['ours'].get('regreps', '1')
+bigreps = info['ours'].get('bigreps')
+if bigreps == regreps:
+    regtext = f"every registration and kprobe_events size {regreps} times per boot"
+else:
+    regtext = (f"the smallest registration and kprobe_events sizes {regreps} times per boot, larger sizes "
+               + (f"{bigreps} times per boot" if bigreps else "once, in round 1"))
+
 out = []
 out.append(f"Benchmark run `{os.path.basename(run)}`{' (QUICK=1)' if quick else ''}"
            f"{f', {int(secs) // 60} min {int(secs) % 60} s' if secs.isdigit() else ''}.\n")
@@ -269,9 +277,7 @@ out.append(f"- kernels: upstream `{info['base'].get('kernel', '?')}` (unmodified
 out.append(f"- method: {rounds} round(s); each round boots both kernels one after the other, the first one "
            f"alternating (base, ours | ours, base | ...); within a boot every hit-cost kind is measured once "
            f"per repetition ({info['ours'].get('reps', '?')} repetitions of {info['ours'].get('loops', '?')} calls), "
-           f"kinds interleaved; the SMP and sleeper tests run as many repetitions, the smallest registration "
-           f"and kprobe_events sizes {info['ours'].get('regreps', '1')} times per boot, larger sizes "
-           f"{info['ours'].get('bigreps', '1') + ' times per boot' if 'bigreps' in info['ours'] else 'once, in round 1'}"
+           f"kinds interleaved; the SMP and sleeper tests run as many repetitions, {regtext}"
            f".  Numbers are medians over all samples (how many: last column); hit costs are the probed loop minus the "
            f"same loop unprobed (same repetition).  Registration uses {syms.get('picked', '?')} of "
            f"{syms.get('candidates', '?')} candidate functions (unique, ftrace-able, not blacklisted kernel text; "
