@@ -75,11 +75,14 @@
  *  - optimized: the jump replaced the breakpoint.
  *  Only the optimizer work (kprobe_optimizer_fn()) moves a site forward.
  *  Back to a plain breakpoint, with the detour dropped, synchronously under
- *  kprobe_mutex: disarming (disable, unregister, the "enabled" knob, text
- *  going away), a member with a post_handler joining, a probe registered
- *  inside the bytes the jump covers.  Turning the sysctl to 0 only puts the
+ *  kprobe_mutex: disarming (disable, the "enabled" knob, text going away),
+ *  a member with a post_handler joining, a probe registered inside the
+ *  bytes the jump covers.  Turning the sysctl to 0 only puts the
  *  breakpoints back (optimized -> detour); turning it to 1 requeues the
- *  optimizer.
+ *  optimizer.  An optimized site that is unregistered leaves the table at
+ *  once but its jump stays behind, "retired", until the optimizer work
+ *  (or the next registration, which must read the text) writes the
+ *  original bytes back; see site_retire_jump().
  *
  * Locking
  * -------
@@ -93,7 +96,9 @@
  *    so no new hit can start), then unlinks, then waits one grace period:
  *    a hit that started before is either in its handlers with preemption off
  *    or stepping with interrupts off, and RCU waits for both.  A batch
- *    unregister waits once for the whole batch.
+ *    unregister waits once for the whole batch.  A retired jump needs no
+ *    disarming: the detour's callback finds its probes through the table,
+ *    under the same RCU rules, so it runs no handler once they are unlinked.
  *  - Out-of-line slots may still be executed by a preempted task after a
  *    probe is gone (a "boosted" copy runs with interrupts on), so slots are
  *    recycled only after synchronize_rcu_tasks(), in a garbage collector.
@@ -104,11 +109,11 @@
  *    rests only on what it finds in the table then (an epoch counter says
  *    which detours have waited long enough).  Dropped detours are freed
  *    after synchronize_rcu() and synchronize_rcu_tasks() by
- *    kprobe_opt_reap(), under its own mutex and without kprobe_mutex; an
- *    unregistration that dropped one reaps before it returns.
- *  - Lock order: kprobe_opt_reap_mutex -> kprobe_mutex -> jump_label_mutex
- *    / slot cache mutex -> text_mutex.  Jumps are written with text_mutex
- *    held across the batch (text_poke_queue() / text_poke_finish()).
+ *    kprobe_opt_reap(), at the end of the work, without kprobe_mutex;
+ *    nobody else waits for them.
+ *  - Lock order: kprobe_mutex -> jump_label_mutex / slot cache mutex ->
+ *    text_mutex.  Jumps are written with text_mutex held across the batch
+ *    (text_poke_queue() / text_poke_finish()).
  */
 
 #define pr_fmt(fmt) "kprobes: " fmt
@@ -136,6 +141,7 @@
 #include <linux/uaccess.h>
 #include <linux/string.h>
 #include <linux/sort.h>
+#include <linux/list_sort.h>
 
 #include <asm/sections.h>
 
@@ -884,16 +890,20 @@ int sysctl_kprobes_optimization __read_mostly = 1;
  * A detour stays with its site while the site remains armed and keeps no
  * post_handler: turning the sysctl off only puts the breakpoints back, and
  * turning it on again can write the jumps without waiting.  Anything else
- * that ends candidacy drops the detour (site_drop_detour()); dropped
- * detours are freed after another pair of grace periods, by the work or by
- * an unregistration that dropped one and waits for that.
+ * that ends candidacy drops the detour (site_drop_detour()), or, for an
+ * optimized site that is unregistered, retires it with its jump
+ * (site_retire_jump()).  The work frees dropped detours after another pair
+ * of grace periods.
  */
 #define KPROBE_OPTIMIZE_DELAY	5
 
 /* Detours taken from their sites, awaiting kprobe_opt_reap(); kprobe_mutex. */
 static LIST_HEAD(kprobe_opt_dropped);
-/* Held across a reap, so that a second reaper waits for the first. */
-static DEFINE_MUTEX(kprobe_opt_reap_mutex);
+/*
+ * Detours of sites unregistered with their jumps in place; see
+ * site_retire_jump().  kprobe_mutex.
+ */
+static LIST_HEAD(kprobe_opt_retired);
 /* Bumped after each wait of the optimizer; kprobe_mutex. */
 static unsigned long kprobe_opt_epoch = 1;
 
@@ -1000,6 +1010,71 @@ static void site_drop_detour(struct kprobe *site, bool poke)
 }
 
 /*
+ * @site leaves the table while optimized.  Its jump may stay: hits that
+ * take it reach a detour whose callback looks the address up, finds no
+ * probe, and only runs the copied instructions.  So an unregistration
+ * does not wait for the text writes; the optimizer puts the original
+ * bytes back for the whole lot later, and before that every reader of
+ * the text (registration, the optimizer's analysis) has them put back
+ * first, as it would otherwise see the jump.
+ */
+static void site_retire_jump(struct kprobe *site)
+{
+	struct arch_optimized_insn *op = site->ainsn.opt;
+
+	site_set_optimized(site, false);
+	WRITE_ONCE(site->ainsn.opt, NULL);
+	list_add_tail(&op->link, &kprobe_opt_retired);
+	kprobe_optimizer_kick();
+}
+
+static int kprobe_detour_addr_cmp(void *priv, const struct list_head *a,
+				  const struct list_head *b)
+{
+	const struct arch_optimized_insn *x, *y;
+
+	x = list_entry(a, struct arch_optimized_insn, link);
+	y = list_entry(b, struct arch_optimized_insn, link);
+	return x->addr > y->addr;
+}
+
+/*
+ * Write the original bytes back over every retired jump, in one batch
+ * (sorted, as for kprobe_opt_poke_sites()), and hand their detours to the
+ * reap.  kprobe_mutex held.
+ */
+static void kprobe_opt_unjump_retired(void)
+{
+	struct arch_optimized_insn *op;
+
+	if (list_empty(&kprobe_opt_retired))
+		return;
+	list_sort(NULL, &kprobe_opt_retired, kprobe_detour_addr_cmp);
+	mutex_lock(&text_mutex);
+	list_for_each_entry(op, &kprobe_opt_retired, link)
+		arch_unoptimize_detour(op);
+	arch_optimize_kprobes_flush();
+	mutex_unlock(&text_mutex);
+	list_splice_tail_init(&kprobe_opt_retired, &kprobe_opt_dropped);
+	kprobe_optimizer_kick();
+}
+
+/*
+ * The text under some retired jumps is about to be freed: no write to it
+ * any more, only the reap of their detours.  kprobe_mutex held.
+ */
+static void kprobe_opt_forget_retired(bool (*inside)(unsigned long, void *),
+				      void *arg)
+{
+	struct arch_optimized_insn *op, *next;
+
+	list_for_each_entry_safe(op, next, &kprobe_opt_retired, link) {
+		if (inside((unsigned long)op->addr, arg))
+			list_move_tail(&op->link, &kprobe_opt_dropped);
+	}
+}
+
+/*
  * A probe is about to go to @addr: a detour whose copied instructions
  * cover it would run them without its breakpoint, and its jump would
  * hold the bytes the new breakpoint goes to.
@@ -1016,24 +1091,25 @@ static void kprobe_opt_clear_around(kprobe_opcode_t *addr)
 	}
 }
 
-/* Free the dropped detours once no CPU can be running them. */
+/*
+ * Free the dropped detours once no CPU can be running them.  Only the
+ * optimizer work reaps, so no two reaps overlap.
+ */
 static void kprobe_opt_reap(void)
 {
 	struct arch_optimized_insn *op, *next;
 	LIST_HEAD(dead);
 
-	mutex_lock(&kprobe_opt_reap_mutex);
 	mutex_lock(&kprobe_mutex);
 	list_splice_init(&kprobe_opt_dropped, &dead);
 	mutex_unlock(&kprobe_mutex);
-	if (!list_empty(&dead)) {
-		/* Handlers run with interrupts off; the copies preemptible. */
-		synchronize_rcu();
-		synchronize_rcu_tasks();
-		list_for_each_entry_safe(op, next, &dead, link)
-			arch_free_optimized_insn(op);
-	}
-	mutex_unlock(&kprobe_opt_reap_mutex);
+	if (list_empty(&dead))
+		return;
+	/* Handlers run with interrupts off; the copies preemptible. */
+	synchronize_rcu();
+	synchronize_rcu_tasks();
+	list_for_each_entry_safe(op, next, &dead, link)
+		arch_free_optimized_insn(op);
 }
 
 /*
@@ -1103,6 +1179,11 @@ static void kprobe_optimizer_fn(struct work_struct *work)
 {
 	bool waiting = false;
 	unsigned int i;
+
+	/* The analysis below must read the original bytes. */
+	mutex_lock(&kprobe_mutex);
+	kprobe_opt_unjump_retired();
+	mutex_unlock(&kprobe_mutex);
 
 	/*
 	 * A detour takes a decode of its whole function; at thousands of
@@ -1214,20 +1295,19 @@ static void __init kprobe_sysctls_init(void)
 		register_sysctl_init("debug", kprobe_sysctls);
 }
 
-/* Does this unregistration have to wait for dropped detours?  kprobe_mutex. */
-static bool kprobe_opt_must_reap(void)
-{
-	return !list_empty(&kprobe_opt_dropped);
-}
 #else
 static void kprobe_optimizer_kick(void) { }
-static void kprobe_opt_poke_sites(struct kprobe **s, unsigned int n, bool j) { }
 static bool site_opt_candidate(struct kprobe *site) { return false; }
 static void site_drop_detour(struct kprobe *site, bool poke) { }
 static void kprobe_opt_clear_around(kprobe_opcode_t *addr) { }
-static void kprobe_opt_reap(void) { }
-static bool kprobe_opt_must_reap(void) { return false; }
+static void site_retire_jump(struct kprobe *site) { }
+static void kprobe_opt_unjump_retired(void) { }
 static void __init kprobe_sysctls_init(void) { }
+
+static void kprobe_opt_forget_retired(bool (*inside)(unsigned long, void *),
+				      void *arg)
+{
+}
 #endif
 
 static void site_arm(struct kprobe *site)
@@ -1534,6 +1614,8 @@ static int __register_kprobe(struct kprobe *p)
 		return -EAGAIN;
 	if (kprobe_find_site(p))
 		return -EINVAL;
+	/* What follows reads the text, which must show no retired jump. */
+	kprobe_opt_unjump_retired();
 
 	addr = kprobe_resolve(p->addr, p->symbol_name, p->offset, &on_entry);
 	if (IS_ERR(addr))
@@ -1596,6 +1678,20 @@ int register_kprobe(struct kprobe *p)
 EXPORT_SYMBOL_GPL(register_kprobe);
 
 /*
+ * Take @site out of the table for good.  A breakpoint must go first (a trap
+ * on one the table does not know would be taken for someone else's), a
+ * jump need not.  kprobe_mutex held.
+ */
+static void site_unhash(struct kprobe *site, bool was_armed)
+{
+	if (kprobe_optimized(site))
+		site_retire_jump(site);
+	else if (was_armed)
+		site_disarm(site);
+	hlist_del_rcu(&site->hlist);
+}
+
+/*
  * First half of unregistration: after it, no new hit reaches @p.  Returns
  * false if @p was not registered.  kprobe_mutex held.
  */
@@ -1613,9 +1709,7 @@ static bool kprobe_detach(struct kprobe *p)
 	/* A probe leaving may let a site it was in the way of be optimized. */
 	kprobe_optimizer_kick();
 	if (site == p) {
-		if (was_armed)
-			site_disarm(p);
-		hlist_del_rcu(&p->hlist);
+		site_unhash(p, was_armed);
 		return true;
 	}
 
@@ -1626,9 +1720,7 @@ static bool kprobe_detach(struct kprobe *p)
 		site_update_arming(site, was_armed);
 		return true;
 	}
-	if (was_armed)
-		site_disarm(site);
-	hlist_del_rcu(&site->hlist);
+	site_unhash(site, was_armed);
 	list_add(&grp->free_link, &kprobe_groups_to_free);
 	return true;
 }
@@ -1658,35 +1750,6 @@ static void kprobe_release_groups(void)
 	}
 }
 
-/*
- * kprobe_detach() takes a site's jump away in a batch of its own; for many
- * probes, take all their jumps away in one batch first.  Sites that keep
- * other members get theirs back from the optimizer, without another wait,
- * as their detours stay.  kprobe_mutex held.
- */
-static void kprobe_unjump_probes(struct kprobe **kps, int num)
-{
-	struct kprobe **sites, *site;
-	unsigned int n = 0;
-	int i;
-
-	if (!IS_ENABLED(CONFIG_OPTPROBES) || num < 2)
-		return;
-	sites = kvmalloc_array(num, sizeof(*sites), GFP_KERNEL);
-	if (!sites)
-		return;		/* kprobe_detach() does it, one by one */
-	for (i = 0; i < num; i++) {
-		site = kprobe_find_site(kps[i]);
-		/* The flag also keeps a shared site from going in twice. */
-		if (site && kprobe_optimized(site)) {
-			site->flags &= ~KPROBE_FLAG_OPTIMIZED;
-			sites[n++] = site;
-		}
-	}
-	kprobe_opt_poke_sites(sites, n, false);
-	kvfree(sites);
-}
-
 /**
  * unregister_kprobes() - unregister several probes
  * @kps: the probes
@@ -1700,10 +1763,8 @@ static void kprobe_unjump_probes(struct kprobe **kps, int num)
 void unregister_kprobes(struct kprobe **kps, int num)
 {
 	struct kprobe **p, **end = kps + num;
-	bool reap;
 
 	mutex_lock(&kprobe_mutex);
-	kprobe_unjump_probes(kps, num);
 	for (p = kps; p < end; p++) {
 		/* Not registered: say so, as callers may check addr. */
 		if (!kprobe_detach(*p))
@@ -1714,11 +1775,7 @@ void unregister_kprobes(struct kprobe **kps, int num)
 	for (p = kps; p < end; p++)
 		kprobe_release(*p);
 	kprobe_release_groups();
-	reap = kprobe_opt_must_reap();
 	mutex_unlock(&kprobe_mutex);
-	/* A task may still be inside a detour we took away: wait for it. */
-	if (reap)
-		kprobe_opt_reap();
 }
 EXPORT_SYMBOL_GPL(unregister_kprobes);
 
@@ -2004,7 +2061,6 @@ static void kretprobe_detach(struct kretprobe *rp)
 void unregister_kretprobes(struct kretprobe **rps, int num)
 {
 	struct kretprobe **rp, **end = rps + num;
-	bool reap;
 
 	if (num <= 0)
 		return;
@@ -2017,10 +2073,7 @@ void unregister_kretprobes(struct kretprobe **rps, int num)
 		kretprobe_discard(*rp);
 	}
 	kprobe_release_groups();
-	reap = kprobe_opt_must_reap();
 	mutex_unlock(&kprobe_mutex);
-	if (reap)
-		kprobe_opt_reap();
 }
 EXPORT_SYMBOL_GPL(unregister_kretprobes);
 
@@ -2090,6 +2143,7 @@ static void kprobe_retire_range(bool (*inside)(unsigned long, void *),
 				kprobe_retire_site(site, pokeable);
 		}
 	}
+	kprobe_opt_forget_retired(inside, arg);
 }
 
 #ifdef CONFIG_MODULES

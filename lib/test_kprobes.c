@@ -2304,6 +2304,45 @@ static void kprobe_opt_probe_inside(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 2);
 }
 
+/*
+ * An optimized probe's jump outlives its unregistration: the detour then
+ * runs no handler, and the next registration (here at the same address)
+ * or the optimizer puts the original bytes back first.
+ */
+static void kprobe_opt_unregister_retires(struct kunit *test)
+{
+	struct kpt_opt_probe *o = kpt_opt_probe_new(test, kpt_opt_addr());
+	struct kpt_opt_probe *again = kpt_opt_probe_new(test, kpt_opt_addr());
+	u8 orig[JMP32_INSN_SIZE];
+
+	/* The jump of an earlier case's probe may still be there. */
+	wait_for_kprobe_optimizer();
+	memcpy(orig, kpt_opt_addr(), sizeof(orig));
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &o->kp), 0);
+	KUNIT_ASSERT_TRUE(test, kpt_wait_optimized(&o->kp));
+	KUNIT_EXPECT_EQ(test, kpt_call_opt(5), KPT_OPT_RESULT(5));
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
+
+	kpt_unregister(test, &o->kp);
+	KUNIT_EXPECT_EQ(test, kpt_call_opt(6), KPT_OPT_RESULT(6));
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
+
+	/* A breakpoint, not a jump, over the original instruction. */
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &again->kp), 0);
+	KUNIT_EXPECT_EQ(test, *(u8 *)kpt_opt_addr(), INT3_INSN_OPCODE);
+	KUNIT_EXPECT_EQ(test, kpt_call_opt(7), KPT_OPT_RESULT(7));
+	KUNIT_EXPECT_EQ(test, atomic_read(&again->hits), 1);
+	KUNIT_EXPECT_EQ(test, again->ax, 7UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
+
+	KUNIT_ASSERT_TRUE(test, kpt_wait_optimized(&again->kp));
+	kpt_unregister(test, &again->kp);
+	wait_for_kprobe_optimizer();
+	KUNIT_EXPECT_MEMEQ(test, kpt_opt_addr(), orig, sizeof(orig));
+	KUNIT_EXPECT_EQ(test, kpt_call_opt(8), KPT_OPT_RESULT(8));
+	KUNIT_EXPECT_EQ(test, atomic_read(&again->hits), 1);
+}
+
 static void kprobe_opt_sysctl(struct kunit *test)
 {
 	struct kpt_opt_probe *o = kpt_opt_probe_new(test, kpt_opt_addr());
@@ -2929,6 +2968,7 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kprobe_opt_basic),
 	KUNIT_CASE(kprobe_opt_post_handler_joins),
 	KUNIT_CASE(kprobe_opt_probe_inside),
+	KUNIT_CASE(kprobe_opt_unregister_retires),
 	KUNIT_CASE(kprobe_opt_sysctl),
 	KUNIT_CASE(kprobe_opt_refused_jump_target),
 	KUNIT_CASE(kprobe_opt_refused_extable),

@@ -287,6 +287,9 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
  *	Queue the write of the jump over @p's breakpoint, or of the
  *	breakpoint and original bytes over its jump; text_mutex held, and
  *	arch_optimize_kprobes_flush() writes what was queued.
+ * arch_unoptimize_detour(op)
+ *	Likewise queue the original bytes, with no breakpoint, over the jump
+ *	of a detour whose site is gone from the table (op->addr, op->orig).
  * arch_free_optimized_insn(op)
  *	Release a detour no CPU can be running any more.
  * alloc_insn_page()
@@ -323,6 +326,7 @@ bool is_kprobe_optinsn_slot(unsigned long addr);
 void kprobe_optimization_set(int on);
 void arch_optimize_kprobe(struct kprobe *p);
 void arch_unoptimize_kprobe(struct kprobe *p);
+void arch_unoptimize_detour(struct arch_optimized_insn *op);
 void arch_optimize_kprobes_flush(void);
 void arch_free_optimized_insn(struct arch_optimized_insn *op);
 

@@ -85,7 +85,7 @@ struct arch_specific_insn {
 
 /**
  * struct arch_optimized_insn - a site's jump-optimization detour
- * @link: kprobes core: link in the list of detours awaiting their release
+ * @link: kprobes core: link in its lists of retired and dropped detours
  * @addr: the probed address (where the jump goes)
  * @len: bytes of whole instructions the detour runs in place of the
  *	original ones; the jump covers the first JMP32_INSN_SIZE of them

@@ -460,11 +460,11 @@ int arch_prepare_optimized_kprobe(struct kprobe *p)
 }
 
 /* The decoder in text_poke_queue() may look at MAX_INSN_SIZE bytes. */
-static void kprobe_opt_jmp_insn(struct kprobe *p, u8 insn[MAX_INSN_SIZE])
+static void kprobe_opt_jmp_insn(struct arch_optimized_insn *op,
+				u8 insn[MAX_INSN_SIZE])
 {
-	struct arch_optimized_insn *op = p->ainsn.opt;
 	s32 rel = (long)(op->buf + KPROBE_OPT_ENTRY) -
-		  (long)(p->addr + JMP32_INSN_SIZE);
+		  (long)(op->addr + JMP32_INSN_SIZE);
 
 	memset(insn, INT3_INSN_OPCODE, MAX_INSN_SIZE);
 	insn[0] = JMP32_INSN_OPCODE;
@@ -484,7 +484,7 @@ void arch_optimize_kprobe(struct kprobe *p)
 {
 	u8 jmp[MAX_INSN_SIZE];
 
-	kprobe_opt_jmp_insn(p, jmp);
+	kprobe_opt_jmp_insn(p->ainsn.opt, jmp);
 	text_poke_queue(p->addr, jmp, JMP32_INSN_SIZE, NULL);
 }
 
@@ -500,11 +500,30 @@ void arch_unoptimize_kprobe(struct kprobe *p)
 {
 	u8 jmp[MAX_INSN_SIZE], text[MAX_INSN_SIZE];
 
-	kprobe_opt_jmp_insn(p, jmp);
+	kprobe_opt_jmp_insn(p->ainsn.opt, jmp);
 	memset(text, INT3_INSN_OPCODE, sizeof(text));
 	memcpy(text, p->ainsn.opt->orig, JMP32_INSN_SIZE);
 	text[0] = INT3_INSN_OPCODE;
 	text_poke_queue(p->addr, text, JMP32_INSN_SIZE, jmp);
+}
+
+/**
+ * arch_unoptimize_detour() - queue the original bytes back over a jump
+ * @op: a detour whose site was unregistered while its jump stayed
+ *
+ * No breakpoint is left behind: the text becomes what it was before any
+ * probe.  Until the write is done, hits are still sent to the detour,
+ * which finds no probe there and just runs its copies.
+ * Context: text_mutex held; arch_optimize_kprobes_flush() does the writing.
+ */
+void arch_unoptimize_detour(struct arch_optimized_insn *op)
+{
+	u8 jmp[MAX_INSN_SIZE], text[MAX_INSN_SIZE];
+
+	kprobe_opt_jmp_insn(op, jmp);
+	memset(text, INT3_INSN_OPCODE, sizeof(text));
+	memcpy(text, op->orig, JMP32_INSN_SIZE);
+	text_poke_queue(op->addr, text, JMP32_INSN_SIZE, jmp);
 }
 
 /**
@@ -542,6 +561,7 @@ int arch_prepare_optimized_kprobe(struct kprobe *p)
 
 void arch_optimize_kprobe(struct kprobe *p) { }
 void arch_unoptimize_kprobe(struct kprobe *p) { }
+void arch_unoptimize_detour(struct arch_optimized_insn *op) { }
 void arch_optimize_kprobes_flush(void) { }
 void arch_free_optimized_insn(struct arch_optimized_insn *op) { }
 
