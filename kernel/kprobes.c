@@ -1041,14 +1041,14 @@ static int kprobe_detour_addr_cmp(void *priv, const struct list_head *a,
 /*
  * Write the original bytes back over every retired jump, in one batch
  * (sorted, as for kprobe_opt_poke_sites()), and hand their detours to the
- * reap.  Returns whether there were any.  kprobe_mutex held.
+ * reap.  kprobe_mutex held.
  */
-static bool kprobe_opt_unjump_retired(void)
+static void kprobe_opt_unjump_retired(void)
 {
 	struct arch_optimized_insn *op;
 
 	if (list_empty(&kprobe_opt_retired))
-		return false;
+		return;
 	list_sort(NULL, &kprobe_opt_retired, kprobe_detour_addr_cmp);
 	mutex_lock(&text_mutex);
 	list_for_each_entry(op, &kprobe_opt_retired, link)
@@ -1056,7 +1056,7 @@ static bool kprobe_opt_unjump_retired(void)
 	arch_optimize_kprobes_flush();
 	mutex_unlock(&text_mutex);
 	list_splice_tail_init(&kprobe_opt_retired, &kprobe_opt_dropped);
-	return true;
+	kprobe_optimizer_kick();
 }
 
 /*
@@ -1180,6 +1180,11 @@ static void kprobe_optimizer_fn(struct work_struct *work)
 	bool waiting = false;
 	unsigned int i;
 
+	/* The analysis below must read the original bytes. */
+	mutex_lock(&kprobe_mutex);
+	kprobe_opt_unjump_retired();
+	mutex_unlock(&kprobe_mutex);
+
 	/*
 	 * A detour takes a decode of its whole function; at thousands of
 	 * candidates that is seconds, which registrations and readers of
@@ -1190,11 +1195,6 @@ static void kprobe_optimizer_fn(struct work_struct *work)
 		if (hlist_empty(&kprobe_table[i]))
 			continue;
 		mutex_lock(&kprobe_mutex);
-		/*
-		 * The analysis must read the original bytes, and the mutex
-		 * was free for unregistrations since the last bucket.
-		 */
-		kprobe_opt_unjump_retired();
 		waiting |= kprobe_opt_prepare_bucket(i);
 		mutex_unlock(&kprobe_mutex);
 		cond_resched();
@@ -1301,7 +1301,7 @@ static bool site_opt_candidate(struct kprobe *site) { return false; }
 static void site_drop_detour(struct kprobe *site, bool poke) { }
 static void kprobe_opt_clear_around(kprobe_opcode_t *addr) { }
 static void site_retire_jump(struct kprobe *site) { }
-static bool kprobe_opt_unjump_retired(void) { return false; }
+static void kprobe_opt_unjump_retired(void) { }
 static void __init kprobe_sysctls_init(void) { }
 
 static void kprobe_opt_forget_retired(bool (*inside)(unsigned long, void *),
@@ -1615,8 +1615,7 @@ static int __register_kprobe(struct kprobe *p)
 	if (kprobe_find_site(p))
 		return -EINVAL;
 	/* What follows reads the text, which must show no retired jump. */
-	if (kprobe_opt_unjump_retired())
-		kprobe_optimizer_kick();	/* to reap their detours */
+	kprobe_opt_unjump_retired();
 
 	addr = kprobe_resolve(p->addr, p->symbol_name, p->offset, &on_entry);
 	if (IS_ERR(addr))
@@ -2144,13 +2143,7 @@ static void kprobe_retire_range(bool (*inside)(unsigned long, void *),
 				kprobe_retire_site(site, pokeable);
 		}
 	}
-	/* Patchable text gets its bytes back, as for the live sites above. */
-	if (pokeable) {
-		if (kprobe_opt_unjump_retired())
-			kprobe_optimizer_kick();
-	} else {
-		kprobe_opt_forget_retired(inside, arg);
-	}
+	kprobe_opt_forget_retired(inside, arg);
 }
 
 #ifdef CONFIG_MODULES
