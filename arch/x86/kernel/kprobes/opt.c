@@ -488,23 +488,33 @@ void arch_optimize_kprobe(struct kprobe *p)
 	text_poke_queue(p->addr, jmp, JMP32_INSN_SIZE, NULL);
 }
 
+/*
+ * Queue the original bytes back over @op's jump, keeping the breakpoint
+ * in the first byte if @int3.  Until the write is done, text_poke's int3
+ * handler still sends hits to the detour.
+ */
+static void kprobe_opt_queue_unjump(struct arch_optimized_insn *op, bool int3)
+{
+	u8 jmp[MAX_INSN_SIZE], text[MAX_INSN_SIZE];
+
+	kprobe_opt_jmp_insn(op, jmp);
+	memset(text, INT3_INSN_OPCODE, sizeof(text));
+	memcpy(text, op->orig, JMP32_INSN_SIZE);
+	if (int3)
+		text[0] = INT3_INSN_OPCODE;
+	text_poke_queue(op->addr, text, JMP32_INSN_SIZE, jmp);
+}
+
 /**
  * arch_unoptimize_kprobe() - queue the breakpoint back over a site's jump
  * @p: an optimized site
  *
- * The int3 stays, the rest of the jump gets its original bytes back.  Until
- * the write is done, hits are still sent to the detour.
+ * The int3 stays, the rest of the jump gets its original bytes back.
  * Context: as arch_optimize_kprobe().
  */
 void arch_unoptimize_kprobe(struct kprobe *p)
 {
-	u8 jmp[MAX_INSN_SIZE], text[MAX_INSN_SIZE];
-
-	kprobe_opt_jmp_insn(p->ainsn.opt, jmp);
-	memset(text, INT3_INSN_OPCODE, sizeof(text));
-	memcpy(text, p->ainsn.opt->orig, JMP32_INSN_SIZE);
-	text[0] = INT3_INSN_OPCODE;
-	text_poke_queue(p->addr, text, JMP32_INSN_SIZE, jmp);
+	kprobe_opt_queue_unjump(p->ainsn.opt, true);
 }
 
 /**
@@ -512,18 +522,12 @@ void arch_unoptimize_kprobe(struct kprobe *p)
  * @op: a detour whose site was unregistered while its jump stayed
  *
  * No breakpoint is left behind: the text becomes what it was before any
- * probe.  Until the write is done, hits are still sent to the detour,
- * which finds no probe there and just runs its copies.
+ * probe.  Meanwhile the detour finds no probe and just runs its copies.
  * Context: text_mutex held; arch_optimize_kprobes_flush() does the writing.
  */
 void arch_unoptimize_detour(struct arch_optimized_insn *op)
 {
-	u8 jmp[MAX_INSN_SIZE], text[MAX_INSN_SIZE];
-
-	kprobe_opt_jmp_insn(op, jmp);
-	memset(text, INT3_INSN_OPCODE, sizeof(text));
-	memcpy(text, op->orig, JMP32_INSN_SIZE);
-	text_poke_queue(op->addr, text, JMP32_INSN_SIZE, jmp);
+	kprobe_opt_queue_unjump(op, false);
 }
 
 /**
