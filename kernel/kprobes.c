@@ -1041,14 +1041,14 @@ static int kprobe_detour_addr_cmp(void *priv, const struct list_head *a,
 /*
  * Write the original bytes back over every retired jump, in one batch
  * (sorted, as for kprobe_opt_poke_sites()), and hand their detours to the
- * reap.  kprobe_mutex held.
+ * reap.  Returns whether there were any.  kprobe_mutex held.
  */
-static void kprobe_opt_unjump_retired(void)
+static bool kprobe_opt_unjump_retired(void)
 {
 	struct arch_optimized_insn *op;
 
 	if (list_empty(&kprobe_opt_retired))
-		return;
+		return false;
 	list_sort(NULL, &kprobe_opt_retired, kprobe_detour_addr_cmp);
 	mutex_lock(&text_mutex);
 	list_for_each_entry(op, &kprobe_opt_retired, link)
@@ -1056,7 +1056,7 @@ static void kprobe_opt_unjump_retired(void)
 	arch_optimize_kprobes_flush();
 	mutex_unlock(&text_mutex);
 	list_splice_tail_init(&kprobe_opt_retired, &kprobe_opt_dropped);
-	kprobe_optimizer_kick();
+	return true;
 }
 
 /*
@@ -1180,11 +1180,6 @@ static void kprobe_optimizer_fn(struct work_struct *work)
 	bool waiting = false;
 	unsigned int i;
 
-	/* The analysis below must read the original bytes. */
-	mutex_lock(&kprobe_mutex);
-	kprobe_opt_unjump_retired();
-	mutex_unlock(&kprobe_mutex);
-
 	/*
 	 * A detour takes a decode of its whole function; at thousands of
 	 * candidates that is seconds, which registrations and readers of
@@ -1195,6 +1190,11 @@ static void kprobe_optimizer_fn(struct work_struct *work)
 		if (hlist_empty(&kprobe_table[i]))
 			continue;
 		mutex_lock(&kprobe_mutex);
+		/*
+		 * The analysis must read the original bytes, and the mutex
+		 * was free for unregistrations since the last bucket.
+		 */
+		kprobe_opt_unjump_retired();
 		waiting |= kprobe_opt_prepare_bucket(i);
 		mutex_unlock(&kprobe_mutex);
 		cond_resched();
@@ -1301,7 +1301,7 @@ static bool site_opt_candidate(struct kprobe *site) { return false; }
 static void site_drop_detour(struct kprobe *site, bool poke) { }
 static void kprobe_opt_clear_around(kprobe_opcode_t *addr) { }
 static void site_retire_jump(struct kprobe *site) { }
-static void kprobe_opt_unjump_retired(void) { }
+static bool kprobe_opt_unjump_retired(void) { return false; }
 static void __init kprobe_sysctls_init(void) { }
 
 static void kprobe_opt_forget_retired(bool (*inside)(unsigned long, void *),
@@ -1615,7 +1615,8 @@ static int __register_kprobe(struct kprobe *p)
 	if (kprobe_find_site(p))
 		return -EINVAL;
 	/* What follows reads the text, which must show no retired jump. */
-	kprobe_opt_unjump_retired();
+	if (kprobe_opt_unjump_retired())
+		kprobe_optimizer_kick();	/* to reap their detours */
 
 	addr = kprobe_resolve(p->addr, p->symbol_name, p->offset, &on_entry);
 	if (IS_ERR(addr))
@@ -2143,7 +2144,13 @@ static void kprobe_retire_range(bool (*inside)(unsigned long, void *),
 				kprobe_retire_site(site, pokeable);
 		}
 	}
-	kprobe_opt_forget_retired(inside, arg);
+	/* Patchable text gets its bytes back, as for the live sites above. */
+	if (pokeable) {
+		if (kprobe_opt_unjump_retired())
+			kprobe_optimizer_kick();
+	} else {
+		kprobe_opt_forget_retired(inside, arg);
+	}
 }
 
 #ifdef CONFIG_MODULES
