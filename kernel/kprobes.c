@@ -1181,6 +1181,14 @@ static void kprobe_optimizer_fn(struct work_struct *work)
 	unsigned int i;
 
 	/*
+	 * Also when no site is left for the loop below: a retired jump
+	 * must not outlive the last probe in the table.
+	 */
+	mutex_lock(&kprobe_mutex);
+	kprobe_opt_unjump_retired();
+	mutex_unlock(&kprobe_mutex);
+
+	/*
 	 * A detour takes a decode of its whole function; at thousands of
 	 * candidates that is seconds, which registrations and readers of
 	 * the list should not wait out.  A site added to a bucket already
