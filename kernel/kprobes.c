@@ -73,6 +73,10 @@
  *    and copies of those instructions; the breakpoint is still there, and
  *    its hits run the detour's copies rather than the site's own slot.
  *  - optimized: the jump replaced the breakpoint.
+ *  - refused (KPROBE_FLAG_OPT_REFUSED): the arch found the bytes unfit
+ *    for a jump; the site stays a breakpoint and the optimizer skips it
+ *    until a probe just after it leaves the table (the one reason that
+ *    can go away) or the sysctl is turned on again.
  *  Only the optimizer work (kprobe_optimizer_fn()) moves a site forward.
  *  Back to a plain breakpoint, with the detour dropped, synchronously under
  *  kprobe_mutex: disarming (disable, the "enabled" knob, text going away),
@@ -80,9 +84,11 @@
  *  bytes the jump covers.  Turning the sysctl to 0 only puts the
  *  breakpoints back (optimized -> detour); turning it to 1 requeues the
  *  optimizer.  An optimized site that is unregistered leaves the table at
- *  once but its jump stays behind, "retired", until the optimizer work
- *  (or the next registration, which must read the text) writes the
- *  original bytes back; see site_retire_jump().
+ *  once but its jump stays behind, "retired", until the original bytes
+ *  are written back, for all retired jumps at once, by whoever reads or
+ *  frees the text next: the optimizer (at the start of a pass and before
+ *  it analyses a bucket), a registration, module text going away.  See
+ *  site_retire_jump().
  *
  * Locking
  * -------
@@ -1092,6 +1098,34 @@ static void kprobe_opt_clear_around(kprobe_opcode_t *addr)
 }
 
 /*
+ * A site is leaving @addr.  Of the arch's reasons to refuse a site, only
+ * another probe inside the bytes its jump would cover can change while
+ * the text stays: give the sites just before @addr another analysis.
+ */
+static void kprobe_opt_retry_near(kprobe_opcode_t *addr)
+{
+	struct kprobe *site;
+	unsigned int back;
+
+	for (back = 1; back < KPROBE_OPT_REGION_MAX; back++) {
+		site = get_kprobe(addr - back);
+		if (site)
+			site->flags &= ~KPROBE_FLAG_OPT_REFUSED;
+	}
+}
+
+/* The sysctl turned on: every refusal is looked at again. */
+static void kprobe_opt_retry_all(void)
+{
+	struct kprobe *site;
+	unsigned int i;
+
+	for (i = 0; i < KPROBE_TABLE_SIZE; i++)
+		hlist_for_each_entry(site, &kprobe_table[i], hlist)
+			site->flags &= ~KPROBE_FLAG_OPT_REFUSED;
+}
+
+/*
  * Free the dropped detours once no CPU can be running them.  Only the
  * optimizer work reaps, so no two reaps overlap.
  */
@@ -1114,19 +1148,35 @@ static void kprobe_opt_reap(void)
 
 /*
  * Build detours for the candidates in bucket @i that have none.  Returns
- * whether some detour there still waits for its grace periods.
- * kprobe_mutex held.
+ * whether some detour there still waits for its grace periods.  A site the
+ * arch refuses (-EOPNOTSUPP) is marked, so that later passes do not decode
+ * its function again; see kprobe_opt_retry_near().  kprobe_mutex held.
  */
 static bool kprobe_opt_prepare_bucket(unsigned int i)
 {
-	bool waiting = false;
+	bool waiting = false, text_clean = false;
 	struct kprobe *site;
+	int ret;
 
 	hlist_for_each_entry(site, &kprobe_table[i], hlist) {
-		if (!site_opt_candidate(site))
+		if (!site_opt_candidate(site) ||
+		    (site->flags & KPROBE_FLAG_OPT_REFUSED))
 			continue;
 		if (!site->ainsn.opt) {
-			if (arch_prepare_optimized_kprobe(site))
+			/*
+			 * The analysis reads the text, and unregistrations
+			 * may have retired jumps while the mutex was free.
+			 * Only here: removing events one by one should not
+			 * cost a text write per bucket.
+			 */
+			if (!text_clean) {
+				kprobe_opt_unjump_retired();
+				text_clean = true;
+			}
+			ret = arch_prepare_optimized_kprobe(site);
+			if (ret == -EOPNOTSUPP)
+				site->flags |= KPROBE_FLAG_OPT_REFUSED;
+			if (ret)
 				continue;
 			site->ainsn.opt->epoch = kprobe_opt_epoch;
 		}
@@ -1198,11 +1248,6 @@ static void kprobe_optimizer_fn(struct work_struct *work)
 		if (hlist_empty(&kprobe_table[i]))
 			continue;
 		mutex_lock(&kprobe_mutex);
-		/*
-		 * The analysis must read the original bytes, and the mutex
-		 * was free for unregistrations since the last bucket.
-		 */
-		kprobe_opt_unjump_retired();
 		waiting |= kprobe_opt_prepare_bucket(i);
 		mutex_unlock(&kprobe_mutex);
 		cond_resched();
@@ -1233,10 +1278,12 @@ static void kprobe_optimizer_fn(struct work_struct *work)
  */
 static void __kprobe_optimization_apply(void)
 {
-	if (sysctl_kprobes_optimization)
+	if (sysctl_kprobes_optimization) {
+		kprobe_opt_retry_all();
 		kprobe_optimizer_kick();
-	else
+	} else {
 		kprobe_opt_poke_all(false);
+	}
 }
 
 /**
@@ -1308,6 +1355,7 @@ static void kprobe_optimizer_kick(void) { }
 static bool site_opt_candidate(struct kprobe *site) { return false; }
 static void site_drop_detour(struct kprobe *site, bool poke) { }
 static void kprobe_opt_clear_around(kprobe_opcode_t *addr) { }
+static void kprobe_opt_retry_near(kprobe_opcode_t *addr) { }
 static void site_retire_jump(struct kprobe *site) { }
 static bool kprobe_opt_unjump_retired(void) { return false; }
 static void __init kprobe_sysctls_init(void) { }
@@ -1573,7 +1621,8 @@ static struct kprobe *kprobe_make_group(struct kprobe *lone)
 	grp->kp.ainsn = lone->ainsn;
 	grp->kp.flags = lone->flags &
 		(KPROBE_FLAG_DISABLED | KPROBE_FLAG_ON_FUNC_ENTRY |
-		 KPROBE_FLAG_FTRACE | KPROBE_FLAG_OPTIMIZED);
+		 KPROBE_FLAG_FTRACE | KPROBE_FLAG_OPTIMIZED |
+		 KPROBE_FLAG_OPT_REFUSED);
 	grp->kp.pre_handler = kprobe_group_pre;
 	grp->kp.fault_handler = kprobe_group_fault;
 	grp->kp.post_handler = lone->post_handler ? kprobe_group_post : NULL;
@@ -1698,6 +1747,7 @@ static void site_unhash(struct kprobe *site, bool was_armed)
 	else if (was_armed)
 		site_disarm(site);
 	hlist_del_rcu(&site->hlist);
+	kprobe_opt_retry_near(site->addr);
 }
 
 /*

@@ -2297,8 +2297,12 @@ static void kprobe_opt_probe_inside(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&in->hits), 1);
 	KUNIT_EXPECT_EQ(test, in->ax, 3UL + 0x11);
+	/* Refused while the inner probe is there, and only then. */
+	wait_for_kprobe_optimizer();
+	KUNIT_EXPECT_TRUE(test, o->kp.flags & KPROBE_FLAG_OPT_REFUSED);
 
 	kpt_unregister(test, &in->kp);
+	KUNIT_EXPECT_FALSE(test, o->kp.flags & KPROBE_FLAG_OPT_REFUSED);
 	KUNIT_EXPECT_TRUE(test, kpt_wait_optimized(&o->kp));
 	KUNIT_EXPECT_EQ(test, kpt_call_opt(4), KPT_OPT_RESULT(4));
 	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 2);
@@ -2377,6 +2381,9 @@ static void kpt_opt_expect_refused(struct kunit *test, struct kpt_opt_probe *o)
 	KUNIT_ASSERT_TRUE(test, kpt_wait_optimized(&ok->kp));
 	wait_for_kprobe_optimizer();
 	KUNIT_EXPECT_FALSE(test, o->kp.flags & KPROBE_FLAG_OPTIMIZED);
+	/* Remembered, so that later passes leave the site alone. */
+	KUNIT_EXPECT_TRUE(test, o->kp.flags & KPROBE_FLAG_OPT_REFUSED);
+	KUNIT_EXPECT_FALSE(test, ok->kp.flags & KPROBE_FLAG_OPT_REFUSED);
 }
 
 static void kprobe_opt_refused_extable(struct kunit *test)
@@ -2389,6 +2396,14 @@ static void kprobe_opt_refused_extable(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpt_asm_optex(&v), v);
 	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
 	KUNIT_EXPECT_EQ(test, o->ip, (unsigned long)addr + 1);
+
+	/* Turning the sysctl on asks again, and gets the same answer. */
+	kpt_opt_set(test, 0);
+	kpt_opt_set(test, 1);
+	KUNIT_EXPECT_FALSE(test, o->kp.flags & KPROBE_FLAG_OPT_REFUSED);
+	wait_for_kprobe_optimizer();
+	KUNIT_EXPECT_TRUE(test, o->kp.flags & KPROBE_FLAG_OPT_REFUSED);
+	KUNIT_EXPECT_FALSE(test, o->kp.flags & KPROBE_FLAG_OPTIMIZED);
 }
 
 static void kprobe_opt_refused_fixup_target(struct kunit *test)

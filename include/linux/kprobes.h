@@ -135,6 +135,8 @@ struct kprobe {
 #define KPROBE_FLAG_FTRACE		BIT(3)
 /* The probe sits on a function's entry (read by bpf_get_func_ip). */
 #define KPROBE_FLAG_ON_FUNC_ENTRY	BIT(4)
+/* Jump optimization was refused for this address; kprobes core only. */
+#define KPROBE_FLAG_OPT_REFUSED		BIT(5)
 
 /* Flag tests; a gone probe also counts as disabled. */
 static inline bool kprobe_gone(struct kprobe *p) { return p->flags & KPROBE_FLAG_GONE; }
