@@ -58,5 +58,5 @@ echo 0 > "$T/events/kpt_many/enable" || fail "cannot disable the events"
 echo > "$T/kprobe_events" || fail "cannot remove the events"
 left=$(grep -c . "$D/list" || true)
 [ "$left" -eq 0 ] || { head "$D/list"; fail "$left probes left after removing every event"; }
-[ "$hot_hits" -gt 0 ] || fail "no probe in ${funcs%% *}, which every read(2) runs, was hit"
+[ "$hot_hits" -gt 0 ] || fail "no probe in ${funcs%% *}, which the test's own reads and writes run, was hit"
 pass "seed $seed, $nfuncs functions: $accepted probes ($refused offsets refused), $opt optimized, $hits hits, $lines trace lines, clean removal"

@@ -6,7 +6,8 @@ Writes one definition per offset to kprobe_events; offsets that are not
 instruction boundaries (or that kprobes refuses) must fail with an errno,
 the others must be accepted.  Prints "accepted refused functions" and the
 list of accepted definitions to stdout (one per line after the first).
-Events of the first function (f0_*) sit in a function every read(2) runs.
+Events of the first function (f0_*) sit in a function that every read(2)
+(or write(2)) runs.
 
 Usage: kprobe_many_offsets.py SEED NFUNCS MAXSIZE
 """
