@@ -1047,14 +1047,15 @@ static int kprobe_detour_addr_cmp(void *priv, const struct list_head *a,
 /*
  * Write the original bytes back over every retired jump, in one batch
  * (sorted, as for kprobe_opt_poke_sites()), and hand their detours to the
- * reap.  Returns whether there were any.  kprobe_mutex held.
+ * reap.  No kick needed: the one site_retire_jump() gave is still due, and
+ * that pass reaps them.  kprobe_mutex held.
  */
-static bool kprobe_opt_unjump_retired(void)
+static void kprobe_opt_unjump_retired(void)
 {
 	struct arch_optimized_insn *op;
 
 	if (list_empty(&kprobe_opt_retired))
-		return false;
+		return;
 	list_sort(NULL, &kprobe_opt_retired, kprobe_detour_addr_cmp);
 	mutex_lock(&text_mutex);
 	list_for_each_entry(op, &kprobe_opt_retired, link)
@@ -1062,7 +1063,6 @@ static bool kprobe_opt_unjump_retired(void)
 	arch_optimize_kprobes_flush();
 	mutex_unlock(&text_mutex);
 	list_splice_tail_init(&kprobe_opt_retired, &kprobe_opt_dropped);
-	return true;
 }
 
 /*
@@ -1357,7 +1357,7 @@ static void site_drop_detour(struct kprobe *site, bool poke) { }
 static void kprobe_opt_clear_around(kprobe_opcode_t *addr) { }
 static void kprobe_opt_retry_near(kprobe_opcode_t *addr) { }
 static void site_retire_jump(struct kprobe *site) { }
-static bool kprobe_opt_unjump_retired(void) { return false; }
+static void kprobe_opt_unjump_retired(void) { }
 static void __init kprobe_sysctls_init(void) { }
 
 static void kprobe_opt_forget_retired(bool (*inside)(unsigned long, void *),
@@ -1672,8 +1672,7 @@ static int __register_kprobe(struct kprobe *p)
 	if (kprobe_find_site(p))
 		return -EINVAL;
 	/* What follows reads the text, which must show no retired jump. */
-	if (kprobe_opt_unjump_retired())
-		kprobe_optimizer_kick();	/* to reap their detours */
+	kprobe_opt_unjump_retired();
 
 	addr = kprobe_resolve(p->addr, p->symbol_name, p->offset, &on_entry);
 	if (IS_ERR(addr))
@@ -2203,12 +2202,10 @@ static void kprobe_retire_range(bool (*inside)(unsigned long, void *),
 		}
 	}
 	/* Patchable text gets its bytes back, as for the live sites above. */
-	if (pokeable) {
-		if (kprobe_opt_unjump_retired())
-			kprobe_optimizer_kick();
-	} else {
+	if (pokeable)
+		kprobe_opt_unjump_retired();
+	else
 		kprobe_opt_forget_retired(inside, arg);
-	}
 }
 
 #ifdef CONFIG_MODULES
