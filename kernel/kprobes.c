@@ -78,6 +78,10 @@
  *    until a probe just after it leaves the table (the one reason that
  *    can go away) or the sysctl is turned on again.
  *  Only the optimizer work (kprobe_optimizer_fn()) moves a site forward.
+ *  The arch's checks of the text alone are made, once, when a site that
+ *  will be a candidate is registered (arch_prescan_optimized_kprobe()),
+ *  before it and the later probes of its batch are armed; otherwise when
+ *  the optimizer first looks at it.
  *  Back to a plain breakpoint, with the detour dropped, synchronously under
  *  kprobe_mutex: disarming (disable, the "enabled" knob, text going away),
  *  a member with a post_handler joining, a probe registered inside the
@@ -117,6 +121,8 @@
  *    after synchronize_rcu() and synchronize_rcu_tasks() by
  *    kprobe_opt_reap(), at the end of the work, without kprobe_mutex;
  *    nobody else waits for them.
+ *  - A read of debugfs "list" copies the table under kprobe_mutex and
+ *    looks the symbols up after dropping it.
  *  - Lock order: kprobe_mutex -> jump_label_mutex / slot cache mutex ->
  *    text_mutex.  Jumps are written with text_mutex held across the batch
  *    (text_poke_queue() / text_poke_finish()).
@@ -921,6 +927,10 @@ int __weak arch_prepare_optimized_kprobe(struct kprobe *p)
 	return -EOPNOTSUPP;
 }
 
+void __weak arch_prescan_optimized_kprobe(struct kprobe *p)
+{
+}
+
 static void kprobe_optimizer_kick(void)
 {
 	schedule_delayed_work(&kprobe_optimizer_work, KPROBE_OPTIMIZE_DELAY);
@@ -931,6 +941,19 @@ static bool site_opt_candidate(struct kprobe *site)
 {
 	return sysctl_kprobes_optimization && site_armed(site) &&
 	       !kprobe_ftrace(site) && !site->post_handler;
+}
+
+/*
+ * A new site that will be a candidate once armed: the arch's checks of its
+ * text run now, in the registering task, before this or any later probe
+ * of a batch is armed.  The optimizer would run them with the whole batch
+ * armed and hit every probe on the code they call.  kprobe_mutex held.
+ */
+static void site_opt_prescan(struct kprobe *site)
+{
+	if (sysctl_kprobes_optimization && !kprobe_ftrace(site) &&
+	    !site->post_handler)
+		arch_prescan_optimized_kprobe(site);
 }
 
 /* The flag is kept on the members too, for their owners to look at. */
@@ -1239,10 +1262,11 @@ static void kprobe_optimizer_fn(struct work_struct *work)
 	mutex_unlock(&kprobe_mutex);
 
 	/*
-	 * A detour takes a decode of its whole function; at thousands of
-	 * candidates that is seconds, which registrations and readers of
-	 * the list should not wait out.  A site added to a bucket already
-	 * passed kicks the work again.
+	 * A detour takes a decode of its region, a text write and, for a
+	 * site not checked at registration, a decode of its whole function;
+	 * at thousands of candidates that is seconds, which registrations
+	 * should not wait out.  A site added to a bucket already passed
+	 * kicks the work again.
 	 */
 	for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
 		if (hlist_empty(&kprobe_table[i]))
@@ -1353,6 +1377,7 @@ static void __init kprobe_sysctls_init(void)
 #else
 static void kprobe_optimizer_kick(void) { }
 static bool site_opt_candidate(struct kprobe *site) { return false; }
+static void site_opt_prescan(struct kprobe *site) { }
 static void site_drop_detour(struct kprobe *site, bool poke) { }
 static void kprobe_opt_clear_around(kprobe_opcode_t *addr) { }
 static void kprobe_opt_retry_near(kprobe_opcode_t *addr) { }
@@ -1700,6 +1725,7 @@ static int __register_kprobe(struct kprobe *p)
 	ret = kprobe_prepare_site(p);
 	if (ret)
 		goto out;
+	site_opt_prescan(p);
 	hlist_add_head_rcu(&p->hlist, kprobe_bucket(addr));
 	if (site_armed(p))
 		site_arm(p);
@@ -2322,20 +2348,94 @@ out:
 	mutex_unlock(&kprobe_mutex);
 }
 
-static void kprobe_show_one(struct seq_file *m, struct kprobe *p,
-			    struct kprobe *site)
+/* What one line of "list" says about a probe, copied under kprobe_mutex. */
+struct kprobe_list_line {
+	unsigned long addr;
+	bool kretprobe;
+	bool gone;
+	bool disabled;
+	bool optimized;
+	bool ftrace;
+};
+
+static void kprobe_list_take(struct kprobe_list_line *line, struct kprobe *p,
+			     struct kprobe *site)
 {
+	line->addr = (unsigned long)p->addr;
+	line->kretprobe = kprobe_is_kretprobe(p);
+	line->gone = kprobe_gone(p);
+	line->disabled = kprobe_disabled(p);
+	/* How the address is probed is a property of the site. */
+	line->optimized = kprobe_optimized(site);
+	line->ftrace = kprobe_ftrace(site);
+}
+
+/* Probes in the table, the members of a group each.  kprobe_mutex held. */
+static size_t kprobe_list_count(void)
+{
+	struct kprobe *site;
+	size_t count = 0;
+	unsigned int b;
+
+	for (b = 0; b < KPROBE_TABLE_SIZE; b++)
+		hlist_for_each_entry(site, &kprobe_table[b], hlist)
+			count += kprobe_is_group(site) ?
+				 list_count_nodes(&to_kprobe_group(site)->members) : 1;
+	return count;
+}
+
+/*
+ * Copy the table, one line per probe, into a new array of *@n lines: NULL
+ * for an empty table, an ERR_PTR() when out of memory.  The symbol lookups
+ * are the slow part of a read, seconds at thousands of probes, and run on
+ * the copy: registrations and the optimizer wait for kprobe_mutex.
+ */
+static struct kprobe_list_line *kprobe_list_copy(size_t *n)
+{
+	struct kprobe_list_line *lines = NULL;
+	struct kprobe *site, *member;
+	size_t count, i = 0;
+	unsigned int b;
+
+	mutex_lock(&kprobe_mutex);
+	count = kprobe_list_count();
+	if (count) {
+		lines = kvmalloc_array(count, sizeof(*lines), GFP_KERNEL);
+		if (!lines) {
+			mutex_unlock(&kprobe_mutex);
+			return ERR_PTR(-ENOMEM);
+		}
+	}
+	for (b = 0; lines && b < KPROBE_TABLE_SIZE; b++) {
+		hlist_for_each_entry(site, &kprobe_table[b], hlist) {
+			if (!kprobe_is_group(site)) {
+				kprobe_list_take(&lines[i++], site, site);
+				continue;
+			}
+			list_for_each_entry(member, &to_kprobe_group(site)->members,
+					    list)
+				kprobe_list_take(&lines[i++], member, site);
+		}
+	}
+	mutex_unlock(&kprobe_mutex);
+	*n = count;
+	return lines;
+}
+
+static void kprobe_list_print(struct seq_file *m,
+			      const struct kprobe_list_line *line)
+{
+	unsigned long addr = 0, size, offset;
 	char namebuf[KSYM_NAME_LEN];
-	unsigned long size, offset;
 	const char *sym, *type;
 	char *modname;
-	unsigned long addr = 0;
 
-	type = kprobe_is_kretprobe(p) ? "r" : "k";
+	type = line->kretprobe ? "r" : "k";
 	if (kallsyms_show_value(m->file->f_cred))
-		addr = (unsigned long)p->addr;
-	sym = kallsyms_lookup((unsigned long)p->addr, &size, &offset, &modname,
-			      namebuf);
+		addr = line->addr;
+	/* @modname points into the module, which RCU keeps from being freed. */
+	rcu_read_lock();
+	sym = kallsyms_lookup(line->addr, &size, &offset, &modname, namebuf);
 	/* Addresses are printed in full, zero-padded, like %px would. */
 	if (sym)
 		seq_printf(m, "%0*lx  %s  %s+0x%lx  %s ", KPROBE_ADDR_WIDTH,
@@ -2343,40 +2443,57 @@ static void kprobe_show_one(struct seq_file *m, struct kprobe *p,
 	else
 		seq_printf(m, "%0*lx  %s  %0*lx ", KPROBE_ADDR_WIDTH, addr, type,
 			   KPROBE_ADDR_WIDTH, addr);
+	rcu_read_unlock();
 
-	if (kprobe_gone(p))
+	if (line->gone)
 		seq_puts(m, "[GONE]");
-	else if (kprobe_disabled(p))
+	else if (line->disabled)
 		seq_puts(m, "[DISABLED]");
-	/* How the address is probed is a property of the site. */
-	if (kprobe_optimized(site))
+	if (line->optimized)
 		seq_puts(m, "[OPTIMIZED]");
-	if (kprobe_ftrace(site))
+	if (line->ftrace)
 		seq_puts(m, "[FTRACE]");
 	seq_putc(m, '\n');
 }
 
 static int kprobe_list_show(struct seq_file *m, void *unused)
 {
-	struct kprobe *site, *member;
-	unsigned int i;
+	struct kprobe_list_line *lines;
+	size_t n, i;
 
-	mutex_lock(&kprobe_mutex);
-	for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
-		hlist_for_each_entry(site, &kprobe_table[i], hlist) {
-			if (!kprobe_is_group(site)) {
-				kprobe_show_one(m, site, site);
-				continue;
-			}
-			list_for_each_entry(member, &to_kprobe_group(site)->members,
-					    list)
-				kprobe_show_one(m, member, site);
-		}
-	}
-	mutex_unlock(&kprobe_mutex);
+	lines = kprobe_list_copy(&n);
+	if (IS_ERR(lines))
+		return PTR_ERR(lines);
+	for (i = 0; i < n; i++)
+		kprobe_list_print(m, &lines[i]);
+	kvfree(lines);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(kprobe_list);
+
+/*
+ * Room for the whole table at once: seq_file would otherwise run the show
+ * again for every doubling of its buffer, lookups and all.
+ */
+#define KPROBE_LIST_LINE_GUESS	128
+
+static int kprobe_list_open(struct inode *inode, struct file *file)
+{
+	size_t count;
+
+	mutex_lock(&kprobe_mutex);
+	count = kprobe_list_count();
+	mutex_unlock(&kprobe_mutex);
+	return single_open_size(file, kprobe_list_show, NULL,
+				(count + 1) * KPROBE_LIST_LINE_GUESS);
+}
+
+static const struct file_operations kprobe_list_fops = {
+	.owner = THIS_MODULE,
+	.open = kprobe_list_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
 
 /* perf parses this file: "0x<start>-0x<end>\t<symbol>" per range. */
 static int kprobe_blacklist_show(struct seq_file *m, void *unused)

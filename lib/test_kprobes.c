@@ -2226,6 +2226,8 @@ static void kprobe_opt_basic(struct kunit *test)
 	/* First as a breakpoint probe, to know what the handler sees there. */
 	kpt_opt_set(test, 0);
 	KUNIT_ASSERT_EQ(test, kpt_register(test, &o->kp), 0);
+	/* Not a candidate when registered: the optimizer checks it later. */
+	KUNIT_EXPECT_EQ(test, o->kp.ainsn.opt_scan, KPROBE_OPT_SCAN_NONE);
 	KUNIT_EXPECT_EQ(test, kpt_call_opt(7), KPT_OPT_RESULT(7));
 	KUNIT_ASSERT_EQ(test, atomic_read(&o->hits), 1);
 	ip = o->ip;
@@ -2237,6 +2239,7 @@ static void kprobe_opt_basic(struct kunit *test)
 	kpt_opt_set(test, 1);
 	KUNIT_ASSERT_TRUE_MSG(test, kpt_wait_optimized(&o->kp),
 			      "%pS not optimized", o->kp.addr);
+	KUNIT_EXPECT_EQ(test, o->kp.ainsn.opt_scan, KPROBE_OPT_SCAN_FIT);
 	KUNIT_EXPECT_EQ(test, kpt_call_opt(0x100), KPT_OPT_RESULT(0x100));
 	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 2);
 	KUNIT_EXPECT_EQ(test, o->di, 0x100UL);
@@ -2377,6 +2380,8 @@ static void kpt_opt_expect_refused(struct kunit *test, struct kpt_opt_probe *o)
 
 	/* A site that is optimized tells that the optimizer has run. */
 	KUNIT_ASSERT_EQ(test, kpt_register(test, &o->kp), 0);
+	/* The text was judged at registration, before any optimizer pass. */
+	KUNIT_EXPECT_EQ(test, o->kp.ainsn.opt_scan, KPROBE_OPT_SCAN_REFUSED);
 	KUNIT_ASSERT_EQ(test, kpt_register(test, &ok->kp), 0);
 	KUNIT_ASSERT_TRUE(test, kpt_wait_optimized(&ok->kp));
 	wait_for_kprobe_optimizer();
@@ -2427,6 +2432,31 @@ static void kprobe_opt_refused_jump_target(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpt_asm_optjt(41), 42UL);
 	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
 	KUNIT_EXPECT_EQ(test, o->ip, (unsigned long)addr + 1);
+}
+
+/*
+ * A site registered while the sysctl is 0 is judged by the optimizer
+ * instead, with the same answer.
+ */
+static void kprobe_opt_refused_late(struct kunit *test)
+{
+	void *addr = kpt_site(kpt_asm_optjt, kpt_asm_optjt_sites,
+			      KPT_OPTJT_SITE);
+	struct kpt_opt_probe *o = kpt_opt_probe_new(test, addr);
+	struct kpt_opt_probe *ok = kpt_opt_probe_new(test, kpt_opt_addr());
+
+	kpt_opt_set(test, 0);
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &o->kp), 0);
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &ok->kp), 0);
+	KUNIT_EXPECT_EQ(test, o->kp.ainsn.opt_scan, KPROBE_OPT_SCAN_NONE);
+	kpt_opt_set(test, 1);
+	KUNIT_ASSERT_TRUE(test, kpt_wait_optimized(&ok->kp));
+	wait_for_kprobe_optimizer();
+	KUNIT_EXPECT_EQ(test, o->kp.ainsn.opt_scan, KPROBE_OPT_SCAN_REFUSED);
+	KUNIT_EXPECT_TRUE(test, o->kp.flags & KPROBE_FLAG_OPT_REFUSED);
+	KUNIT_EXPECT_FALSE(test, o->kp.flags & KPROBE_FLAG_OPTIMIZED);
+	KUNIT_EXPECT_EQ(test, kpt_asm_optjt(41), 42UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
 }
 
 static void kretprobe_opt_entry(struct kunit *test)
@@ -2988,6 +3018,7 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kprobe_opt_refused_jump_target),
 	KUNIT_CASE(kprobe_opt_refused_extable),
 	KUNIT_CASE(kprobe_opt_refused_fixup_target),
+	KUNIT_CASE(kprobe_opt_refused_late),
 	KUNIT_CASE(kretprobe_opt_entry),
 	KUNIT_CASE(kprobes_opt_batch_unregister),
 	KUNIT_CASE_SLOW(kprobe_opt_stress_toggle),

@@ -285,6 +285,10 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
  *	@p->addr and build the detour it will jump to, in @p->ainsn.opt.
  *	From then on the breakpoint path runs the detour's copy of those
  *	instructions.  Any error means "stay a breakpoint".
+ * arch_prescan_optimized_kprobe(p)          (CONFIG_OPTPROBES)
+ *	Called at registration for a new site that will be offered to
+ *	arch_prepare_optimized_kprobe() once armed: do now, and remember in
+ *	@p->ainsn, the checks that depend on the text alone.  Optional.
  * arch_optimize_kprobe(p) / arch_unoptimize_kprobe(p)
  *	Queue the write of the jump over @p's breakpoint, or of the
  *	breakpoint and original bytes over its jump; text_mutex held, and
@@ -315,6 +319,7 @@ bool arch_within_kprobe_blacklist(unsigned long addr);
 bool arch_kretprobe_blacklisted(unsigned long func);
 int arch_prepare_kprobe_ftrace(struct kprobe *p);
 int arch_prepare_optimized_kprobe(struct kprobe *p);
+void arch_prescan_optimized_kprobe(struct kprobe *p);
 void *alloc_insn_page(void);
 
 /* Out-of-line slots, handed out by the core to arch_prepare_kprobe(). */

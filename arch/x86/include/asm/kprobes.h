@@ -57,6 +57,13 @@ enum kprobe_x86_action {
 	KPROBE_X86_POPF,	/* popf */
 };
 
+/* The verdict of the jump optimizer's checks on a site's text, kept. */
+enum kprobe_opt_scan {
+	KPROBE_OPT_SCAN_NONE,		/* not checked yet */
+	KPROBE_OPT_SCAN_FIT,		/* the function's text allows a jump */
+	KPROBE_OPT_SCAN_REFUSED,	/* the text rules a jump out */
+};
+
 /**
  * struct arch_specific_insn - how one probed x86 instruction is carried out
  * @slot: out-of-line slot (see KPROBE_INSN_SLOT_SIZE), NULL for emulated
@@ -69,6 +76,8 @@ enum kprobe_x86_action {
  * @boostable: the slot's jump copy may be used when no post_handler waits
  *	(false when the instruction has an exception-table fixup)
  * @stack_adjust: extra bytes popped by "ret imm16"
+ * @opt_scan: what the text allows a jump optimization of the site
+ *	(enum kprobe_opt_scan, CONFIG_OPTPROBES); the arch's to keep
  * @opt: the site's jump-optimization detour, or NULL (CONFIG_OPTPROBES);
  *	RCU-readable by the breakpoint path, written under kprobe_mutex
  */
@@ -80,6 +89,7 @@ struct arch_specific_insn {
 	u8 cond;
 	bool boostable;
 	u16 stack_adjust;
+	u8 opt_scan;
 	struct arch_optimized_insn *opt;
 };
 

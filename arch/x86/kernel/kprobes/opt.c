@@ -269,48 +269,108 @@ static bool kprobe_opt_may_be_patched(struct insn *insn)
 }
 
 /*
- * Find the region at @addr, copy its original bytes to @code, and check
- * the function around it.  Sets *@nop if the region holds a nop.
- * Returns the region's length or an error.  text_mutex held.
+ * Find the region at @addr and copy its original bytes to @code.  Sets
+ * *@nop if the region holds a nop.  Returns the region's length or an
+ * error.  text_mutex held.
  */
-static int kprobe_opt_analyze(unsigned long addr, u8 *code, bool *nop)
+static int kprobe_opt_region(unsigned long addr, u8 *code, bool *nop)
 {
-	unsigned long size, offset, start, end, pos;
+	unsigned long size, offset, pos;
 	struct arch_specific_insn ai;
 	u8 buf[MAX_INSN_SIZE];
 	struct insn insn;
 	unsigned int len = 0;
-	int ret;
 
 	if (!kallsyms_lookup_size_offset(addr, &size, &offset))
 		return -EOPNOTSUPP;
-	start = addr - offset;
-	end = start + size;
 
 	for (pos = addr; len < JMP32_INSN_SIZE; pos += insn.length) {
 		if (kprobe_decode_at(&insn, buf, pos))
 			return -EOPNOTSUPP;
-		if (pos + insn.length > end)
+		if (pos + insn.length > addr - offset + size)
 			return -EOPNOTSUPP;
 		memset(&ai, 0, sizeof(ai));
 		if (kprobe_classify(&insn, &ai, pos) || ai.action != KPROBE_X86_STEP)
-			return -EOPNOTSUPP;
-		/* Another probe's breakpoint would be skipped by the copy. */
-		if (pos != addr && get_kprobe((void *)pos))
 			return -EOPNOTSUPP;
 		*nop |= kprobe_opt_may_be_patched(&insn);
 		memcpy(code + len, buf, insn.length);
 		len += insn.length;
 	}
-	for (pos = addr + 1; pos < addr + len; pos++) {
+	return len;
+}
+
+/*
+ * Find the region at @p->addr, copy its original bytes to @code and check
+ * the function around it: does anything jump into the region, does it
+ * hold or receive exception fixups.  Sets *@nop if the region holds a nop.
+ * All of this depends on the text alone, so a refusal is kept in
+ * @p->ainsn.opt_scan, and so is a pass of the function checks, the costly
+ * part.  Only jump labels, static calls and ftrace rewrite the function
+ * while the site lives, and a region holding one of their sites is
+ * refused at every pass by kprobe_opt_reserved().  (A jump label that is
+ * a nop when the function is scanned hides its target from the scan,
+ * whenever the scan is made.)  Returns the region's length or an error.
+ * text_mutex held.
+ */
+static int kprobe_opt_fit(struct kprobe *p, u8 *code, bool *nop)
+{
+	unsigned long addr = (unsigned long)p->addr, size, offset, start;
+	int len, ret = -EOPNOTSUPP;
+
+	if (p->ainsn.opt_scan == KPROBE_OPT_SCAN_REFUSED)
+		return -EOPNOTSUPP;
+	len = kprobe_opt_region(addr, code, nop);
+	if (len < 0) {
+		ret = len;
+	} else if (p->ainsn.opt_scan == KPROBE_OPT_SCAN_FIT) {
+		ret = 0;
+	} else if (kallsyms_lookup_size_offset(addr, &size, &offset)) {
+		start = addr - offset;
+		ret = kprobe_opt_scan(start, start + size, addr, len);
+		if (!ret)
+			ret = kprobe_opt_scan_cold(start, addr, len);
+	}
+	p->ainsn.opt_scan = ret ? KPROBE_OPT_SCAN_REFUSED : KPROBE_OPT_SCAN_FIT;
+	return ret ? ret : len;
+}
+
+/*
+ * kprobe_opt_fit(), and no other probe inside the region: the copy would
+ * skip its breakpoint.  text_mutex held.
+ */
+static int kprobe_opt_analyze(struct kprobe *p, u8 *code, bool *nop)
+{
+	unsigned long addr = (unsigned long)p->addr, pos;
+	int len = kprobe_opt_fit(p, code, nop);
+
+	for (pos = addr + 1; len > 0 && pos < addr + len; pos++) {
 		if (get_kprobe((void *)pos))
 			return -EOPNOTSUPP;
 	}
+	return len;
+}
 
-	ret = kprobe_opt_scan(start, end, addr, len);
-	if (!ret)
-		ret = kprobe_opt_scan_cold(start, addr, len);
-	return ret ? ret : len;
+/**
+ * arch_prescan_optimized_kprobe() - check a new site's text for a jump
+ * @p: a breakpoint site being registered, not yet in the table or armed
+ *
+ * Runs, and keeps the verdict of, the part of
+ * arch_prepare_optimized_kprobe() that depends on the text alone.  Run by
+ * the optimizer instead, it would be run with every probe of a batch
+ * armed, and the decoder and kallsyms it calls would hit the breakpoints
+ * of whichever of them are probed, once per instruction of the function.
+ * Context: kprobe_mutex held; may sleep.
+ */
+void arch_prescan_optimized_kprobe(struct kprobe *p)
+{
+	u8 code[KPROBE_OPT_REGION_MAX];
+	bool nop = false;
+
+	if (p->ainsn.action != KPROBE_X86_STEP || !p->ainsn.slot)
+		return;
+	mutex_lock(&text_mutex);
+	kprobe_opt_fit(p, code, &nop);
+	mutex_unlock(&text_mutex);
 }
 
 #ifdef CONFIG_DYNAMIC_FTRACE
@@ -425,7 +485,7 @@ int arch_prepare_optimized_kprobe(struct kprobe *p)
 		return -EOPNOTSUPP;
 
 	mutex_lock(&text_mutex);
-	len = kprobe_opt_analyze(addr, code, &nop);
+	len = kprobe_opt_analyze(p, code, &nop);
 	mutex_unlock(&text_mutex);
 	if (len < 0)
 		return len;
@@ -563,6 +623,7 @@ int arch_prepare_optimized_kprobe(struct kprobe *p)
 	return -EOPNOTSUPP;
 }
 
+void arch_prescan_optimized_kprobe(struct kprobe *p) { }
 void arch_optimize_kprobe(struct kprobe *p) { }
 void arch_unoptimize_kprobe(struct kprobe *p) { }
 void arch_unoptimize_detour(struct arch_optimized_insn *op) { }
