@@ -50,6 +50,7 @@
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/ftrace.h>
+#include <linux/jump_label.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
@@ -694,7 +695,42 @@ asm(KPT_ASM_BEGIN(kpt_asm_opt)
 	KPT_SITE(kpt_asm_optfx) KPT_RET
 	_ASM_EXTABLE_TYPE(1b, 3b, EX_TYPE_DEFAULT)
 	KPT_ASM_END(kpt_asm_optfx)
+
+	/* x + 2: a probe on site 0 covers a nop nobody patches. */
+	KPT_ASM_BEGIN(kpt_asm_optnop)
+	KPT_SITE(kpt_asm_optnop) "movq %rdi, %rax\n\t"
+	KPT_SITE(kpt_asm_optnop) ".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"
+	KPT_SITE(kpt_asm_optnop) "addq $2, %rax\n\t"
+	KPT_SITE(kpt_asm_optnop) KPT_RET
+	KPT_ASM_END(kpt_asm_optnop)
 );
+
+/*
+ * x + 1, or x + 3 while kpt_opt_key is on: a probe on site 0 would cover
+ * the key's jump label, a nop until the key turns it into a jump.  The
+ * __jump_table entry is written out by hand, as arch_static_branch()
+ * writes it for a branch that is false by default.
+ */
+asm(KPT_ASM_BEGIN(kpt_asm_optkey)
+	KPT_SITE(kpt_asm_optkey) "movq %rdi, %rax\n"
+	"1:\n\t"
+	KPT_SITE(kpt_asm_optkey) ".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"
+	".pushsection __jump_table, \"aw\"\n\t"
+	".balign 8\n\t"
+	".long 1b - .\n\t"
+	".long 2f - .\n\t"
+	".quad kpt_opt_key - .\n\t"
+	".popsection\n\t"
+	KPT_SITE(kpt_asm_optkey) "addq $1, %rax\n\t"
+	KPT_SITE(kpt_asm_optkey) KPT_RET
+	"2:\n\t"
+	"addq $3, %rax\n\t"
+	KPT_RET
+	KPT_ASM_END(kpt_asm_optkey)
+);
+
+/* Only the jump table entry above refers to it. */
+static __used DEFINE_STATIC_KEY_FALSE(kpt_opt_key);
 
 KPT_ASM_FUNC(kpt_asm_riprel, unsigned long x);
 KPT_ASM_SITES(kpt_asm_riprel);
@@ -728,6 +764,10 @@ KPT_ASM_FUNC(kpt_asm_optex, const unsigned long *p);
 KPT_ASM_SITES(kpt_asm_optex);
 KPT_ASM_FUNC(kpt_asm_optfx, unsigned long x, const unsigned long *p);
 KPT_ASM_SITES(kpt_asm_optfx);
+KPT_ASM_FUNC(kpt_asm_optnop, unsigned long x);
+KPT_ASM_SITES(kpt_asm_optnop);
+KPT_ASM_FUNC(kpt_asm_optkey, unsigned long x);
+KPT_ASM_SITES(kpt_asm_optkey);
 
 static unsigned int kpt_nr_sites(const u32 *sites)
 {
@@ -2240,6 +2280,8 @@ static void kprobe_opt_basic(struct kunit *test)
 	KUNIT_ASSERT_TRUE_MSG(test, kpt_wait_optimized(&o->kp),
 			      "%pS not optimized", o->kp.addr);
 	KUNIT_EXPECT_EQ(test, o->kp.ainsn.opt_scan, KPROBE_OPT_SCAN_FIT);
+	/* The optimizer took the region the scan measured. */
+	KUNIT_EXPECT_EQ(test, o->kp.ainsn.opt_len, o->kp.ainsn.opt->len);
 	KUNIT_EXPECT_EQ(test, kpt_call_opt(0x100), KPT_OPT_RESULT(0x100));
 	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 2);
 	KUNIT_EXPECT_EQ(test, o->di, 0x100UL);
@@ -2432,6 +2474,58 @@ static void kprobe_opt_refused_jump_target(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpt_asm_optjt(41), 42UL);
 	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
 	KUNIT_EXPECT_EQ(test, o->ip, (unsigned long)addr + 1);
+}
+
+/*
+ * A region holding a nop is looked up in the tables of the text patchers
+ * at every pass, and gets its jump when none of them owns the nop.
+ */
+static void kprobe_opt_nop(struct kunit *test)
+{
+	void *addr = kpt_site(kpt_asm_optnop, kpt_asm_optnop_sites, 0);
+	struct kpt_opt_probe *o = kpt_opt_probe_new(test, addr);
+
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &o->kp), 0);
+	KUNIT_EXPECT_EQ(test, o->kp.ainsn.opt_scan, KPROBE_OPT_SCAN_FIT_NOP);
+	KUNIT_ASSERT_TRUE_MSG(test, kpt_wait_optimized(&o->kp),
+			      "%pS not optimized", o->kp.addr);
+	KUNIT_EXPECT_EQ(test, o->kp.ainsn.opt->len, 8);
+	KUNIT_EXPECT_EQ(test, kpt_asm_optnop(40), 42UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
+	KUNIT_EXPECT_EQ(test, o->ip, (unsigned long)addr + 1);
+}
+
+/*
+ * A jump label inside the region: refused while it is a nop, and still
+ * refused, at a pass after the key turned it into a jump, although the
+ * scan made at registration saw a nop there.
+ */
+static void kprobe_opt_refused_jump_label(struct kunit *test)
+{
+	void *addr = kpt_site(kpt_asm_optkey, kpt_asm_optkey_sites, 0);
+	struct kpt_opt_probe *o = kpt_opt_probe_new(test, addr);
+	struct kpt_opt_probe *ok = kpt_opt_probe_new(test, kpt_opt_addr());
+
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &o->kp), 0);
+	KUNIT_EXPECT_EQ(test, o->kp.ainsn.opt_scan, KPROBE_OPT_SCAN_FIT_NOP);
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &ok->kp), 0);
+	KUNIT_ASSERT_TRUE(test, kpt_wait_optimized(&ok->kp));
+	wait_for_kprobe_optimizer();
+	KUNIT_EXPECT_TRUE(test, o->kp.flags & KPROBE_FLAG_OPT_REFUSED);
+	KUNIT_EXPECT_FALSE(test, o->kp.flags & KPROBE_FLAG_OPTIMIZED);
+	KUNIT_EXPECT_EQ(test, kpt_asm_optkey(40), 41UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
+
+	static_branch_enable(&kpt_opt_key);
+	kpt_opt_set(test, 0);
+	kpt_opt_set(test, 1);
+	wait_for_kprobe_optimizer();
+	KUNIT_EXPECT_TRUE(test, o->kp.flags & KPROBE_FLAG_OPT_REFUSED);
+	KUNIT_EXPECT_FALSE(test, o->kp.flags & KPROBE_FLAG_OPTIMIZED);
+	KUNIT_EXPECT_EQ(test, kpt_asm_optkey(40), 43UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 2);
+	static_branch_disable(&kpt_opt_key);
+	KUNIT_EXPECT_EQ(test, kpt_asm_optkey(40), 41UL);
 }
 
 /*
@@ -3019,6 +3113,8 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kprobe_opt_refused_extable),
 	KUNIT_CASE(kprobe_opt_refused_fixup_target),
 	KUNIT_CASE(kprobe_opt_refused_late),
+	KUNIT_CASE(kprobe_opt_nop),
+	KUNIT_CASE(kprobe_opt_refused_jump_label),
 	KUNIT_CASE(kretprobe_opt_entry),
 	KUNIT_CASE(kprobes_opt_batch_unregister),
 	KUNIT_CASE_SLOW(kprobe_opt_stress_toggle),

@@ -301,6 +301,9 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
  * alloc_insn_page()
  *	One page of executable memory for out-of-line slots, from execmem
  *	(the core gives it back with execmem_free()).
+ * arch_alloc_insn_pages(npages)
+ *	Optional: @npages contiguous pages of the same, given back with one
+ *	execmem_free(); without it the slot caches grow a page at a time.
  * kprobe_int3_handler(regs), kprobe_fault_handler(regs, trapnr)
  *	Entry points from the arch's trap code.
  *
@@ -321,6 +324,7 @@ int arch_prepare_kprobe_ftrace(struct kprobe *p);
 int arch_prepare_optimized_kprobe(struct kprobe *p);
 void arch_prescan_optimized_kprobe(struct kprobe *p);
 void *alloc_insn_page(void);
+void *arch_alloc_insn_pages(unsigned int npages);
 
 /* Out-of-line slots, handed out by the core to arch_prepare_kprobe(). */
 kprobe_opcode_t *get_insn_slot(void);

@@ -61,6 +61,7 @@ enum kprobe_x86_action {
 enum kprobe_opt_scan {
 	KPROBE_OPT_SCAN_NONE,		/* not checked yet */
 	KPROBE_OPT_SCAN_FIT,		/* the function's text allows a jump */
+	KPROBE_OPT_SCAN_FIT_NOP,	/* likewise, over a nop: see opt.c */
 	KPROBE_OPT_SCAN_REFUSED,	/* the text rules a jump out */
 };
 
@@ -78,6 +79,8 @@ enum kprobe_opt_scan {
  * @stack_adjust: extra bytes popped by "ret imm16"
  * @opt_scan: what the text allows a jump optimization of the site
  *	(enum kprobe_opt_scan, CONFIG_OPTPROBES); the arch's to keep
+ * @opt_len: bytes of whole instructions a jump at the site would cover,
+ *	once @opt_scan says it fits
  * @opt: the site's jump-optimization detour, or NULL (CONFIG_OPTPROBES);
  *	RCU-readable by the breakpoint path, written under kprobe_mutex
  */
@@ -90,6 +93,7 @@ struct arch_specific_insn {
 	bool boostable;
 	u16 stack_adjust;
 	u8 opt_scan;
+	u8 opt_len;
 	struct arch_optimized_insn *opt;
 };
 

@@ -486,23 +486,35 @@ void arch_remove_kprobe(struct kprobe *p)
 }
 
 /**
+ * arch_alloc_insn_pages() - executable memory for a chunk of slots
+ * @npages: how many pages
+ *
+ * One attribute change (and TLB flush) covers the whole chunk.
+ * Return: the pages, filled with int3 and mapped read-only executable.
+ */
+void *arch_alloc_insn_pages(unsigned int npages)
+{
+	void *pages;
+
+	pages = execmem_alloc(EXECMEM_KPROBES, npages * PAGE_SIZE);
+	if (!pages)
+		return NULL;
+	memset(pages, INT3_INSN_OPCODE, npages * PAGE_SIZE);
+	if (set_memory_rox((unsigned long)pages, npages)) {
+		execmem_free(pages);
+		return NULL;
+	}
+	return pages;
+}
+
+/**
  * alloc_insn_page() - one page of executable memory for slots
  *
  * Return: the page, filled with int3 and mapped read-only executable.
  */
 void *alloc_insn_page(void)
 {
-	void *page;
-
-	page = execmem_alloc(EXECMEM_KPROBES, PAGE_SIZE);
-	if (!page)
-		return NULL;
-	memset(page, INT3_INSN_OPCODE, PAGE_SIZE);
-	if (set_memory_rox((unsigned long)page, 1)) {
-		execmem_free(page);
-		return NULL;
-	}
-	return page;
+	return arch_alloc_insn_pages(1);
 }
 
 /**

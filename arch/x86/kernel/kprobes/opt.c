@@ -303,35 +303,49 @@ static int kprobe_opt_region(unsigned long addr, u8 *code, bool *nop)
  * Find the region at @p->addr, copy its original bytes to @code and check
  * the function around it: does anything jump into the region, does it
  * hold or receive exception fixups.  Sets *@nop if the region holds a nop.
- * All of this depends on the text alone, so a refusal is kept in
- * @p->ainsn.opt_scan, and so is a pass of the function checks, the costly
- * part.  Only jump labels, static calls and ftrace rewrite the function
- * while the site lives, and a region holding one of their sites is
- * refused at every pass by kprobe_opt_reserved().  (A jump label that is
- * a nop when the function is scanned hides its target from the scan,
- * whenever the scan is made.)  Returns the region's length or an error.
- * text_mutex held.
+ * All of this depends on the text alone, so the verdict is kept in
+ * @p->ainsn.opt_scan, with the region's length: a later pass only copies
+ * the bytes.  Only jump labels, static calls and ftrace rewrite the
+ * function while the site lives.  Their sites are nops or branches: a
+ * region with a branch is refused for good, and one with a nop is looked
+ * up in their tables at every pass (kprobe_opt_reserved()), whatever it
+ * has turned into since.  (A jump label that is a nop when the function
+ * is scanned hides its target from the scan, whenever the scan is made.)
+ * Returns the region's length or an error.  text_mutex held.
  */
 static int kprobe_opt_fit(struct kprobe *p, u8 *code, bool *nop)
 {
 	unsigned long addr = (unsigned long)p->addr, size, offset, start;
 	int len, ret = -EOPNOTSUPP;
 
-	if (p->ainsn.opt_scan == KPROBE_OPT_SCAN_REFUSED)
+	switch (p->ainsn.opt_scan) {
+	case KPROBE_OPT_SCAN_REFUSED:
 		return -EOPNOTSUPP;
+	case KPROBE_OPT_SCAN_FIT:
+	case KPROBE_OPT_SCAN_FIT_NOP:
+		len = p->ainsn.opt_len;
+		if (kprobe_read_text(code, addr, len) != len)
+			return -EOPNOTSUPP;
+		*nop = p->ainsn.opt_scan == KPROBE_OPT_SCAN_FIT_NOP;
+		return len;
+	}
+
 	len = kprobe_opt_region(addr, code, nop);
 	if (len < 0) {
 		ret = len;
-	} else if (p->ainsn.opt_scan == KPROBE_OPT_SCAN_FIT) {
-		ret = 0;
 	} else if (kallsyms_lookup_size_offset(addr, &size, &offset)) {
 		start = addr - offset;
 		ret = kprobe_opt_scan(start, start + size, addr, len);
 		if (!ret)
 			ret = kprobe_opt_scan_cold(start, addr, len);
 	}
-	p->ainsn.opt_scan = ret ? KPROBE_OPT_SCAN_REFUSED : KPROBE_OPT_SCAN_FIT;
-	return ret ? ret : len;
+	if (ret) {
+		p->ainsn.opt_scan = KPROBE_OPT_SCAN_REFUSED;
+		return ret;
+	}
+	p->ainsn.opt_scan = *nop ? KPROBE_OPT_SCAN_FIT_NOP : KPROBE_OPT_SCAN_FIT;
+	p->ainsn.opt_len = len;
+	return len;
 }
 
 /*
