@@ -372,13 +372,13 @@ NOKPROBE_SYMBOL(kprobe_busy_end);
  * is_kprobe_optinsn_slot()) and /proc/kallsyms walk them without the lock.
  *
  * A chunk is one page, or, for a cache whose newest chunk is full, twice
- * as many pages as that one, up to KPROBE_SLOTS_PER_CHUNK slots.  Mapping
+ * as many pages as that one, up to KPROBE_CHUNK_MAX_PAGES.  Mapping
  * executable pages costs, on x86, an attribute change and a TLB flush on
  * every CPU per allocation; one page at a time that was a third of the
  * optimizer's time at 10,000 probes, while a cache serving a few probes
  * should not hold more than a page.
  */
-#define KPROBE_SLOTS_PER_CHUNK	(PAGE_SIZE / KPROBE_INSN_SLOT_SIZE)
+#define KPROBE_CHUNK_MAX_PAGES	4
 
 enum kprobe_slot_state {
 	KPROBE_SLOT_FREE,
@@ -393,8 +393,8 @@ struct kprobe_insn_page {
 	unsigned int npages;
 	unsigned int nslots;
 	unsigned int nused;
-	u8 state[KPROBE_SLOTS_PER_CHUNK];
 	struct rcu_head rcu;
+	u8 state[];	/* enum kprobe_slot_state, nslots of them */
 };
 
 /**
@@ -521,14 +521,13 @@ static kprobe_opcode_t *kprobe_slot_take(struct kprobe_slot_cache *c)
 /* Pages for a new chunk of @c: see the top of this section. */
 static unsigned int kprobe_slot_chunk_pages(struct kprobe_slot_cache *c)
 {
-	unsigned int max = KPROBE_SLOTS_PER_CHUNK * c->slot_size / PAGE_SIZE;
 	struct kprobe_insn_page *newest;
 
 	newest = list_first_entry_or_null(&c->pages, struct kprobe_insn_page,
 					  list);
 	if (!newest)
 		return 1;
-	return min(newest->npages * 2, max);
+	return min(newest->npages * 2, KPROBE_CHUNK_MAX_PAGES);
 }
 
 static kprobe_opcode_t *kprobe_slot_get(struct kprobe_slot_cache *c)
@@ -542,10 +541,11 @@ static kprobe_opcode_t *kprobe_slot_get(struct kprobe_slot_cache *c)
 	if (slot)
 		goto out;
 
-	kip = kzalloc(sizeof(*kip), GFP_KERNEL);
+	npages = kprobe_slot_chunk_pages(c);
+	kip = kzalloc(struct_size(kip, state, npages * PAGE_SIZE / c->slot_size),
+		      GFP_KERNEL);
 	if (!kip)
 		goto out;
-	npages = kprobe_slot_chunk_pages(c);
 	kip->base = arch_alloc_insn_pages(npages);
 	/* Short of a large chunk, or the arch makes them one page at a time. */
 	if (!kip->base && npages > 1) {
@@ -694,13 +694,13 @@ static struct kprobe_slot_cache * const kprobe_slot_caches[] = {
 };
 
 /**
- * kprobe_get_kallsym() - name the slot pages for /proc/kallsyms
+ * kprobe_get_kallsym() - name the slot chunks in /proc/kallsyms
  * @symnum: index among the kprobes pseudo-symbols
- * @value: returns the page address
+ * @value: returns the chunk's address
  * @type: returns the symbol type
  * @sym: returns the symbol name (KSYM_NAME_LEN bytes)
  *
- * Return: 0, or -ERANGE past the last page.
+ * Return: 0, or -ERANGE past the last chunk.
  */
 int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,
 		       char *sym)

@@ -300,10 +300,12 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
  *	Release a detour no CPU can be running any more.
  * alloc_insn_page()
  *	One page of executable memory for out-of-line slots, from execmem
- *	(the core gives it back with execmem_free()).
+ *	(the core gives it back with execmem_free()).  Optional: the core's
+ *	default takes it from execmem as it comes.
  * arch_alloc_insn_pages(npages)
- *	Optional: @npages contiguous pages of the same, given back with one
- *	execmem_free(); without it the slot caches grow a page at a time.
+ *	Optional, and used instead of alloc_insn_page(): @npages contiguous
+ *	pages of the same, given back with one execmem_free(); without it the
+ *	slot caches grow a page at a time.
  * kprobe_int3_handler(regs), kprobe_fault_handler(regs, trapnr)
  *	Entry points from the arch's trap code.
  *

@@ -60,6 +60,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include <asm/alternative.h>
 #include <asm/text-patching.h>
 #include <asm/insn.h>
 #include <asm/ibt.h>
@@ -402,6 +403,12 @@ int arch_prepare_kprobe(struct kprobe *p)
 
 	mutex_lock(&text_mutex);
 	ret = kprobe_check_boundary(addr);
+	/*
+	 * A lock prefix that alternatives may still rewrite (a kernel booted
+	 * on one CPU, more to come): a copy of it would keep the old prefix.
+	 */
+	if (!ret && alternatives_text_reserved(p->addr, p->addr))
+		ret = -EINVAL;
 	if (!ret)
 		ret = kprobe_decode_at(&insn, buf, addr);
 	mutex_unlock(&text_mutex);
@@ -505,16 +512,6 @@ void *arch_alloc_insn_pages(unsigned int npages)
 		return NULL;
 	}
 	return pages;
-}
-
-/**
- * alloc_insn_page() - one page of executable memory for slots
- *
- * Return: the page, filled with int3 and mapped read-only executable.
- */
-void *alloc_insn_page(void)
-{
-	return arch_alloc_insn_pages(1);
 }
 
 /**

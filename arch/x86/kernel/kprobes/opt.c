@@ -41,8 +41,9 @@
  *    would be executed as instructions;
  *  - the function contains no indirect jump (ff /4, or a jmp to an
  *    __x86_indirect_* retpoline thunk): a jump table could land anywhere;
- *  - no jump label, static call or ftrace site, and no other probe, lies
- *    in the region.
+ *  - no jump label, static call or ftrace site, no lock prefix that
+ *    alternatives may still rewrite, and no other probe, lies in the
+ *    region.
  * 32-bit kernels are refused altogether.
  */
 
@@ -59,6 +60,7 @@
 #include <linux/static_call.h>
 #include <linux/string.h>
 
+#include <asm/alternative.h>
 #include <asm/insn.h>
 #include <asm/segment.h>
 #include <asm/text-patching.h>
@@ -305,13 +307,17 @@ static int kprobe_opt_region(unsigned long addr, u8 *code, bool *nop)
  * hold or receive exception fixups.  Sets *@nop if the region holds a nop.
  * All of this depends on the text alone, so the verdict is kept in
  * @p->ainsn.opt_scan, with the region's length: a later pass only copies
- * the bytes.  Only jump labels, static calls and ftrace rewrite the
- * function while the site lives.  Their sites are nops or branches: a
- * region with a branch is refused for good, and one with a nop is looked
- * up in their tables at every pass (kprobe_opt_reserved()), whatever it
- * has turned into since.  (A jump label that is a nop when the function
- * is scanned hides its target from the scan, whenever the scan is made.)
- * Returns the region's length or an error.  text_mutex held.
+ * the bytes.  Besides kprobes' own breakpoints and jumps (which
+ * kprobe_read_text() sees through), only jump labels, static calls and
+ * ftrace rewrite the function while the site lives, and the lock
+ * prefixes of a kernel booted on one CPU (refused at every pass).  Their
+ * sites are nops, branches, calls or returns, the same length whatever
+ * the state: a region with anything but a nop among those is refused for
+ * good, and one with a nop is looked up in their tables at every pass
+ * (kprobe_opt_reserved()), whatever it has turned into since.  (A jump
+ * label that is a nop when the function is scanned hides its target from
+ * the scan, whenever the scan is made.)  Returns the region's length or
+ * an error.  text_mutex held.
  */
 static int kprobe_opt_fit(struct kprobe *p, u8 *code, bool *nop)
 {
@@ -500,6 +506,9 @@ int arch_prepare_optimized_kprobe(struct kprobe *p)
 
 	mutex_lock(&text_mutex);
 	len = kprobe_opt_analyze(p, code, &nop);
+	/* As in arch_prepare_kprobe(), for every instruction the detour copies. */
+	if (len > 0 && alternatives_text_reserved(p->addr, p->addr + len - 1))
+		len = -EOPNOTSUPP;
 	mutex_unlock(&text_mutex);
 	if (len < 0)
 		return len;
