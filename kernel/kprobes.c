@@ -387,7 +387,7 @@ enum kprobe_slot_state {
 	KPROBE_SLOT_AGING,
 };
 
-struct kprobe_insn_page {
+struct kprobe_slot_chunk {
 	struct list_head list;
 	kprobe_opcode_t *base;
 	unsigned int npages;
@@ -402,7 +402,7 @@ struct kprobe_insn_page {
  * @sym: the chunks' name in /proc/kallsyms
  * @slot_size: bytes per slot
  * @mutex: protects @pages' slot states and membership
- * @pages: struct kprobe_insn_page list, newest chunk first; RCU-readable
+ * @pages: struct kprobe_slot_chunk list, newest chunk first; RCU-readable
  * @gc: the collector
  */
 struct kprobe_slot_cache {
@@ -445,9 +445,9 @@ void * __weak arch_alloc_insn_pages(unsigned int npages)
 	return npages == 1 ? alloc_insn_page() : NULL;
 }
 
-static void kprobe_insn_page_free_rcu(struct rcu_head *head)
+static void kprobe_slot_chunk_free_rcu(struct rcu_head *head)
 {
-	kfree(container_of(head, struct kprobe_insn_page, rcu));
+	kfree(container_of(head, struct kprobe_slot_chunk, rcu));
 }
 
 /* Move every slot in state @from to @to; returns how many moved. */
@@ -455,16 +455,16 @@ static unsigned int kprobe_slots_move(struct kprobe_slot_cache *c,
 				      enum kprobe_slot_state from,
 				      enum kprobe_slot_state to)
 {
-	struct kprobe_insn_page *kip;
+	struct kprobe_slot_chunk *chunk;
 	unsigned int i, moved = 0;
 
-	list_for_each_entry(kip, &c->pages, list) {
-		for (i = 0; i < kip->nslots; i++) {
-			if (kip->state[i] != from)
+	list_for_each_entry(chunk, &c->pages, list) {
+		for (i = 0; i < chunk->nslots; i++) {
+			if (chunk->state[i] != from)
 				continue;
-			kip->state[i] = to;
+			chunk->state[i] = to;
 			if (to == KPROBE_SLOT_FREE)
-				kip->nused--;
+				chunk->nused--;
 			moved++;
 		}
 	}
@@ -475,7 +475,7 @@ static void kprobe_slot_gc_work_fn(struct work_struct *work)
 {
 	struct kprobe_slot_cache *c =
 		container_of(to_delayed_work(work), struct kprobe_slot_cache, gc);
-	struct kprobe_insn_page *kip, *next;
+	struct kprobe_slot_chunk *chunk, *next;
 	unsigned int aging;
 
 	mutex_lock(&c->mutex);
@@ -488,31 +488,31 @@ static void kprobe_slot_gc_work_fn(struct work_struct *work)
 
 	mutex_lock(&c->mutex);
 	kprobe_slots_move(c, KPROBE_SLOT_AGING, KPROBE_SLOT_FREE);
-	list_for_each_entry_safe(kip, next, &c->pages, list) {
-		if (kip->nused)
+	list_for_each_entry_safe(chunk, next, &c->pages, list) {
+		if (chunk->nused)
 			continue;
-		list_del_rcu(&kip->list);
+		list_del_rcu(&chunk->list);
 		/* Readers only look at the descriptor, never into the chunk. */
-		execmem_free(kip->base);
-		call_rcu(&kip->rcu, kprobe_insn_page_free_rcu);
+		execmem_free(chunk->base);
+		call_rcu(&chunk->rcu, kprobe_slot_chunk_free_rcu);
 	}
 	mutex_unlock(&c->mutex);
 }
 
 static kprobe_opcode_t *kprobe_slot_take(struct kprobe_slot_cache *c)
 {
-	struct kprobe_insn_page *kip;
+	struct kprobe_slot_chunk *chunk;
 	unsigned int i;
 
-	list_for_each_entry(kip, &c->pages, list) {
-		if (kip->nused == kip->nslots)
+	list_for_each_entry(chunk, &c->pages, list) {
+		if (chunk->nused == chunk->nslots)
 			continue;
-		for (i = 0; i < kip->nslots; i++) {
-			if (kip->state[i] != KPROBE_SLOT_FREE)
+		for (i = 0; i < chunk->nslots; i++) {
+			if (chunk->state[i] != KPROBE_SLOT_FREE)
 				continue;
-			kip->state[i] = KPROBE_SLOT_USED;
-			kip->nused++;
-			return kip->base + i * c->slot_size;
+			chunk->state[i] = KPROBE_SLOT_USED;
+			chunk->nused++;
+			return chunk->base + i * c->slot_size;
 		}
 	}
 	return NULL;
@@ -521,9 +521,9 @@ static kprobe_opcode_t *kprobe_slot_take(struct kprobe_slot_cache *c)
 /* Pages for a new chunk of @c: see the top of this section. */
 static unsigned int kprobe_slot_chunk_pages(struct kprobe_slot_cache *c)
 {
-	struct kprobe_insn_page *newest;
+	struct kprobe_slot_chunk *newest;
 
-	newest = list_first_entry_or_null(&c->pages, struct kprobe_insn_page,
+	newest = list_first_entry_or_null(&c->pages, struct kprobe_slot_chunk,
 					  list);
 	if (!newest)
 		return 1;
@@ -532,9 +532,9 @@ static unsigned int kprobe_slot_chunk_pages(struct kprobe_slot_cache *c)
 
 static kprobe_opcode_t *kprobe_slot_get(struct kprobe_slot_cache *c)
 {
-	struct kprobe_insn_page *kip;
+	struct kprobe_slot_chunk *chunk;
 	kprobe_opcode_t *slot;
-	unsigned int npages;
+	unsigned int npages, nslots;
 
 	mutex_lock(&c->mutex);
 	slot = kprobe_slot_take(c);
@@ -542,63 +542,63 @@ static kprobe_opcode_t *kprobe_slot_get(struct kprobe_slot_cache *c)
 		goto out;
 
 	npages = kprobe_slot_chunk_pages(c);
-	kip = kzalloc(struct_size(kip, state, npages * PAGE_SIZE / c->slot_size),
-		      GFP_KERNEL);
-	if (!kip)
+	nslots = npages * PAGE_SIZE / c->slot_size;
+	chunk = kzalloc(struct_size(chunk, state, nslots), GFP_KERNEL);
+	if (!chunk)
 		goto out;
-	kip->base = arch_alloc_insn_pages(npages);
+	chunk->base = arch_alloc_insn_pages(npages);
 	/* Short of a large chunk, or the arch makes them one page at a time. */
-	if (!kip->base && npages > 1) {
+	if (!chunk->base && npages > 1) {
 		npages = 1;
-		kip->base = arch_alloc_insn_pages(1);
+		chunk->base = arch_alloc_insn_pages(1);
 	}
-	if (!kip->base) {
-		kfree(kip);
+	if (!chunk->base) {
+		kfree(chunk);
 		goto out;
 	}
-	kip->npages = npages;
-	kip->nslots = npages * PAGE_SIZE / c->slot_size;
-	kip->state[0] = KPROBE_SLOT_USED;
-	kip->nused = 1;
-	slot = kip->base;
-	list_add_rcu(&kip->list, &c->pages);
+	chunk->npages = npages;
+	chunk->nslots = npages * PAGE_SIZE / c->slot_size;
+	chunk->state[0] = KPROBE_SLOT_USED;
+	chunk->nused = 1;
+	slot = chunk->base;
+	list_add_rcu(&chunk->list, &c->pages);
 out:
 	mutex_unlock(&c->mutex);
 	return slot;
 }
 
-static __always_inline bool kprobe_slot_in_chunk(struct kprobe_insn_page *kip,
-						 unsigned long addr)
+static __always_inline bool
+kprobe_slot_in_chunk(const struct kprobe_slot_chunk *chunk, unsigned long addr)
 {
-	return addr - (unsigned long)kip->base < kip->npages * PAGE_SIZE;
+	return addr - (unsigned long)chunk->base < chunk->npages * PAGE_SIZE;
 }
 
 static void kprobe_slot_put(struct kprobe_slot_cache *c, kprobe_opcode_t *slot)
 {
-	struct kprobe_insn_page *kip;
+	struct kprobe_slot_chunk *chunk;
 	unsigned long idx;
 
 	mutex_lock(&c->mutex);
-	list_for_each_entry(kip, &c->pages, list) {
-		if (!kprobe_slot_in_chunk(kip, (unsigned long)slot))
+	list_for_each_entry(chunk, &c->pages, list) {
+		if (!kprobe_slot_in_chunk(chunk, (unsigned long)slot))
 			continue;
-		idx = (slot - kip->base) / c->slot_size;
-		if (!WARN_ON_ONCE(kip->state[idx] != KPROBE_SLOT_USED))
-			kip->state[idx] = KPROBE_SLOT_DIRTY;
+		idx = (slot - chunk->base) / c->slot_size;
+		if (!WARN_ON_ONCE(chunk->state[idx] != KPROBE_SLOT_USED))
+			chunk->state[idx] = KPROBE_SLOT_DIRTY;
 		break;
 	}
 	mutex_unlock(&c->mutex);
 	schedule_delayed_work(&c->gc, HZ);
 }
 
-static bool kprobe_slot_page_of(struct kprobe_slot_cache *c, unsigned long addr)
+static bool kprobe_slot_chunk_of(struct kprobe_slot_cache *c, unsigned long addr)
 {
-	struct kprobe_insn_page *kip;
+	struct kprobe_slot_chunk *chunk;
 	bool found = false;
 
 	rcu_read_lock();
-	list_for_each_entry_rcu(kip, &c->pages, list) {
-		if (kprobe_slot_in_chunk(kip, addr)) {
+	list_for_each_entry_rcu(chunk, &c->pages, list) {
+		if (kprobe_slot_in_chunk(chunk, addr)) {
 			found = true;
 			break;
 		}
@@ -607,7 +607,7 @@ static bool kprobe_slot_page_of(struct kprobe_slot_cache *c, unsigned long addr)
 	return found;
 }
 
-NOKPROBE_SYMBOL(kprobe_slot_page_of);
+NOKPROBE_SYMBOL(kprobe_slot_chunk_of);
 
 /**
  * get_insn_slot() - allocate an out-of-line instruction slot
@@ -642,7 +642,7 @@ void free_insn_slot(kprobe_opcode_t *slot)
  */
 bool is_kprobe_insn_slot(unsigned long addr)
 {
-	return kprobe_slot_page_of(&kprobe_insn_slots, addr);
+	return kprobe_slot_chunk_of(&kprobe_insn_slots, addr);
 }
 
 NOKPROBE_SYMBOL(is_kprobe_insn_slot);
@@ -680,7 +680,7 @@ void free_optinsn_slot(kprobe_opcode_t *slot)
  */
 bool is_kprobe_optinsn_slot(unsigned long addr)
 {
-	return kprobe_slot_page_of(&kprobe_optinsn_slots, addr);
+	return kprobe_slot_chunk_of(&kprobe_optinsn_slots, addr);
 }
 
 NOKPROBE_SYMBOL(is_kprobe_optinsn_slot);
@@ -706,17 +706,17 @@ int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,
 		       char *sym)
 {
 	struct kprobe_slot_cache *c;
-	struct kprobe_insn_page *kip;
+	struct kprobe_slot_chunk *chunk;
 	unsigned int i, n = 0;
 	bool found = false;
 
 	rcu_read_lock();
 	for (i = 0; i < ARRAY_SIZE(kprobe_slot_caches) && !found; i++) {
 		c = kprobe_slot_caches[i];
-		list_for_each_entry_rcu(kip, &c->pages, list) {
+		list_for_each_entry_rcu(chunk, &c->pages, list) {
 			if (n++ == symnum) {
 				found = true;
-				*value = (unsigned long)kip->base;
+				*value = (unsigned long)chunk->base;
 				strscpy(sym, c->sym, KSYM_NAME_LEN);
 				break;
 			}

@@ -2459,16 +2459,17 @@ static void kprobe_opt_sysctl(struct kunit *test)
 
 /*
  * An optimizable probe @o whose site must be refused: it stays a
- * breakpoint probe while the one at kpt_opt_addr() gets its jump.
+ * breakpoint probe while the one at kpt_opt_addr() gets its jump.  The
+ * text was judged at registration, before any optimizer pass: @scan.
  */
-static void kpt_opt_expect_refused(struct kunit *test, struct kpt_opt_probe *o)
+static void kpt_opt_expect_refused(struct kunit *test, struct kpt_opt_probe *o,
+				   enum kprobe_opt_scan scan)
 {
 	struct kpt_opt_probe *ok = kpt_opt_probe_new(test, kpt_opt_addr());
 
 	/* A site that is optimized tells that the optimizer has run. */
 	KUNIT_ASSERT_EQ(test, kpt_register(test, &o->kp), 0);
-	/* The text was judged at registration, before any optimizer pass. */
-	KUNIT_EXPECT_EQ(test, o->kp.ainsn.opt_scan, KPROBE_OPT_SCAN_REFUSED);
+	KUNIT_EXPECT_EQ(test, o->kp.ainsn.opt_scan, scan);
 	KUNIT_ASSERT_EQ(test, kpt_register(test, &ok->kp), 0);
 	KUNIT_ASSERT_TRUE(test, kpt_wait_optimized(&ok->kp));
 	wait_for_kprobe_optimizer();
@@ -2484,7 +2485,7 @@ static void kprobe_opt_refused_extable(struct kunit *test)
 	struct kpt_opt_probe *o = kpt_opt_probe_new(test, addr);
 	unsigned long v = 0x5eed;
 
-	kpt_opt_expect_refused(test, o);
+	kpt_opt_expect_refused(test, o, KPROBE_OPT_SCAN_REFUSED);
 	KUNIT_EXPECT_EQ(test, kpt_asm_optex(&v), v);
 	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
 	KUNIT_EXPECT_EQ(test, o->ip, (unsigned long)addr + 1);
@@ -2503,7 +2504,7 @@ static void kprobe_opt_refused_fixup_target(struct kunit *test)
 	void *addr = kpt_site(kpt_asm_optfx, kpt_asm_optfx_sites, 0);
 	struct kpt_opt_probe *o = kpt_opt_probe_new(test, addr);
 
-	kpt_opt_expect_refused(test, o);
+	kpt_opt_expect_refused(test, o, KPROBE_OPT_SCAN_REFUSED);
 	KUNIT_EXPECT_EQ(test, kpt_asm_optfx(41, NULL), 42UL);
 	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
 	KUNIT_EXPECT_EQ(test, o->ip, (unsigned long)addr + 1);
@@ -2515,7 +2516,7 @@ static void kprobe_opt_refused_jump_target(struct kunit *test)
 			      KPT_OPTJT_SITE);
 	struct kpt_opt_probe *o = kpt_opt_probe_new(test, addr);
 
-	kpt_opt_expect_refused(test, o);
+	kpt_opt_expect_refused(test, o, KPROBE_OPT_SCAN_REFUSED);
 	KUNIT_EXPECT_EQ(test, kpt_asm_optjt(41), 42UL);
 	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
 	KUNIT_EXPECT_EQ(test, o->ip, (unsigned long)addr + 1);
@@ -2554,15 +2555,8 @@ static void kprobe_opt_refused_jump_label(struct kunit *test)
 {
 	void *addr = kpt_site(kpt_asm_optkey, kpt_asm_optkey_sites, 0);
 	struct kpt_opt_probe *o = kpt_opt_probe_new(test, addr);
-	struct kpt_opt_probe *ok = kpt_opt_probe_new(test, kpt_opt_addr());
 
-	KUNIT_ASSERT_EQ(test, kpt_register(test, &o->kp), 0);
-	KUNIT_EXPECT_EQ(test, o->kp.ainsn.opt_scan, KPROBE_OPT_SCAN_FIT_NOP);
-	KUNIT_ASSERT_EQ(test, kpt_register(test, &ok->kp), 0);
-	KUNIT_ASSERT_TRUE(test, kpt_wait_optimized(&ok->kp));
-	wait_for_kprobe_optimizer();
-	KUNIT_EXPECT_TRUE(test, o->kp.flags & KPROBE_FLAG_OPT_REFUSED);
-	KUNIT_EXPECT_FALSE(test, o->kp.flags & KPROBE_FLAG_OPTIMIZED);
+	kpt_opt_expect_refused(test, o, KPROBE_OPT_SCAN_FIT_NOP);
 	KUNIT_EXPECT_EQ(test, kpt_asm_optkey(40), 41UL);
 	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
 
