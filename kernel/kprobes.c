@@ -114,7 +114,8 @@
  *    recycled only after synchronize_rcu_tasks(), in a garbage collector.
  *  - The optimizer work takes kprobe_mutex to prepare the detours of one
  *    hash bucket at a time and to write jumps, and drops it between
- *    buckets and while it waits for the grace periods that let
+ *    buckets, while it gives candidates still being armed a moment to
+ *    join its run, and while it waits for the grace periods that let
  *    tasks leave the bytes to be replaced; what it does after relocking it
  *    rests only on what it finds in the table then (an epoch counter says
  *    which detours have waited long enough).  Dropped detours are freed
@@ -401,15 +402,15 @@ struct kprobe_slot_chunk {
  * struct kprobe_slot_cache - one size of out-of-line slots
  * @sym: the chunks' name in /proc/kallsyms
  * @slot_size: bytes per slot
- * @mutex: protects @pages' slot states and membership
- * @pages: struct kprobe_slot_chunk list, newest chunk first; RCU-readable
+ * @mutex: protects the slot states and membership of @chunks
+ * @chunks: struct kprobe_slot_chunk list, newest chunk first; RCU-readable
  * @gc: the collector
  */
 struct kprobe_slot_cache {
 	const char *sym;
 	unsigned int slot_size;
 	struct mutex mutex;	/* see the kernel-doc above */
-	struct list_head pages;
+	struct list_head chunks;
 	struct delayed_work gc;
 };
 
@@ -419,7 +420,7 @@ static struct kprobe_slot_cache kprobe_insn_slots = {
 	.sym = "kprobe_insn_page",
 	.slot_size = KPROBE_INSN_SLOT_SIZE,
 	.mutex = __MUTEX_INITIALIZER(kprobe_insn_slots.mutex),
-	.pages = LIST_HEAD_INIT(kprobe_insn_slots.pages),
+	.chunks = LIST_HEAD_INIT(kprobe_insn_slots.chunks),
 	.gc = __DELAYED_WORK_INITIALIZER(kprobe_insn_slots.gc,
 					 kprobe_slot_gc_work_fn, 0),
 };
@@ -429,7 +430,7 @@ static struct kprobe_slot_cache kprobe_optinsn_slots = {
 	.sym = "kprobe_optinsn_page",
 	.slot_size = KPROBE_OPTINSN_SLOT_SIZE,
 	.mutex = __MUTEX_INITIALIZER(kprobe_optinsn_slots.mutex),
-	.pages = LIST_HEAD_INIT(kprobe_optinsn_slots.pages),
+	.chunks = LIST_HEAD_INIT(kprobe_optinsn_slots.chunks),
 	.gc = __DELAYED_WORK_INITIALIZER(kprobe_optinsn_slots.gc,
 					 kprobe_slot_gc_work_fn, 0),
 };
@@ -458,7 +459,7 @@ static unsigned int kprobe_slots_move(struct kprobe_slot_cache *c,
 	struct kprobe_slot_chunk *chunk;
 	unsigned int i, moved = 0;
 
-	list_for_each_entry(chunk, &c->pages, list) {
+	list_for_each_entry(chunk, &c->chunks, list) {
 		for (i = 0; i < chunk->nslots; i++) {
 			if (chunk->state[i] != from)
 				continue;
@@ -488,7 +489,7 @@ static void kprobe_slot_gc_work_fn(struct work_struct *work)
 
 	mutex_lock(&c->mutex);
 	kprobe_slots_move(c, KPROBE_SLOT_AGING, KPROBE_SLOT_FREE);
-	list_for_each_entry_safe(chunk, next, &c->pages, list) {
+	list_for_each_entry_safe(chunk, next, &c->chunks, list) {
 		if (chunk->nused)
 			continue;
 		list_del_rcu(&chunk->list);
@@ -504,7 +505,7 @@ static kprobe_opcode_t *kprobe_slot_take(struct kprobe_slot_cache *c)
 	struct kprobe_slot_chunk *chunk;
 	unsigned int i;
 
-	list_for_each_entry(chunk, &c->pages, list) {
+	list_for_each_entry(chunk, &c->chunks, list) {
 		if (chunk->nused == chunk->nslots)
 			continue;
 		for (i = 0; i < chunk->nslots; i++) {
@@ -523,7 +524,7 @@ static unsigned int kprobe_slot_chunk_pages(struct kprobe_slot_cache *c)
 {
 	struct kprobe_slot_chunk *newest;
 
-	newest = list_first_entry_or_null(&c->pages, struct kprobe_slot_chunk,
+	newest = list_first_entry_or_null(&c->chunks, struct kprobe_slot_chunk,
 					  list);
 	if (!newest)
 		return 1;
@@ -547,9 +548,13 @@ static kprobe_opcode_t *kprobe_slot_get(struct kprobe_slot_cache *c)
 	if (!chunk)
 		goto out;
 	chunk->base = arch_alloc_insn_pages(npages);
-	/* Short of a large chunk, or the arch makes them one page at a time. */
+	/*
+	 * Short of a large chunk, or the arch makes them one page at a time;
+	 * the state array sized for @nslots is then merely too long.
+	 */
 	if (!chunk->base && npages > 1) {
 		npages = 1;
+		nslots = PAGE_SIZE / c->slot_size;
 		chunk->base = arch_alloc_insn_pages(1);
 	}
 	if (!chunk->base) {
@@ -557,11 +562,11 @@ static kprobe_opcode_t *kprobe_slot_get(struct kprobe_slot_cache *c)
 		goto out;
 	}
 	chunk->npages = npages;
-	chunk->nslots = npages * PAGE_SIZE / c->slot_size;
+	chunk->nslots = nslots;
 	chunk->state[0] = KPROBE_SLOT_USED;
 	chunk->nused = 1;
 	slot = chunk->base;
-	list_add_rcu(&chunk->list, &c->pages);
+	list_add_rcu(&chunk->list, &c->chunks);
 out:
 	mutex_unlock(&c->mutex);
 	return slot;
@@ -579,7 +584,7 @@ static void kprobe_slot_put(struct kprobe_slot_cache *c, kprobe_opcode_t *slot)
 	unsigned long idx;
 
 	mutex_lock(&c->mutex);
-	list_for_each_entry(chunk, &c->pages, list) {
+	list_for_each_entry(chunk, &c->chunks, list) {
 		if (!kprobe_slot_in_chunk(chunk, (unsigned long)slot))
 			continue;
 		idx = (slot - chunk->base) / c->slot_size;
@@ -597,7 +602,7 @@ static bool kprobe_slot_chunk_of(struct kprobe_slot_cache *c, unsigned long addr
 	bool found = false;
 
 	rcu_read_lock();
-	list_for_each_entry_rcu(chunk, &c->pages, list) {
+	list_for_each_entry_rcu(chunk, &c->chunks, list) {
 		if (kprobe_slot_in_chunk(chunk, addr)) {
 			found = true;
 			break;
@@ -713,7 +718,7 @@ int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,
 	rcu_read_lock();
 	for (i = 0; i < ARRAY_SIZE(kprobe_slot_caches) && !found; i++) {
 		c = kprobe_slot_caches[i];
-		list_for_each_entry_rcu(chunk, &c->pages, list) {
+		list_for_each_entry_rcu(chunk, &c->chunks, list) {
 			if (n++ == symnum) {
 				found = true;
 				*value = (unsigned long)chunk->base;
@@ -968,6 +973,10 @@ int __weak arch_prepare_optimized_kprobe(struct kprobe *p)
 	return -EOPNOTSUPP;
 }
 
+void __weak arch_publish_optimized_kprobes(void)
+{
+}
+
 void __weak arch_prescan_optimized_kprobe(struct kprobe *p)
 {
 }
@@ -1212,13 +1221,15 @@ static void kprobe_opt_reap(void)
 
 /*
  * Build detours for the candidates in bucket @i that have none.  Returns
- * whether some detour there still waits for its grace periods.  A site the
+ * how many it built, and sets *@waiting if some detour there still waits
+ * for its grace periods.  A site the
  * arch refuses (-EOPNOTSUPP) is marked, so that later passes do not decode
  * its function again; see kprobe_opt_retry_near().  kprobe_mutex held.
  */
-static bool kprobe_opt_prepare_bucket(unsigned int i)
+static unsigned int kprobe_opt_prepare_bucket(unsigned int i, bool *waiting)
 {
-	bool waiting = false, text_clean = false;
+	unsigned int built = 0;
+	bool text_clean = false;
 	struct kprobe *site;
 	int ret;
 
@@ -1243,11 +1254,14 @@ static bool kprobe_opt_prepare_bucket(unsigned int i)
 			if (ret)
 				continue;
 			site->ainsn.opt->epoch = kprobe_opt_epoch;
+			built++;
 		}
 		if (site->ainsn.opt->epoch >= kprobe_opt_epoch)
-			waiting = true;
+			*waiting = true;
 	}
-	return waiting;
+	if (text_clean)
+		arch_publish_optimized_kprobes();
+	return built;
 }
 
 /* Does kprobe_opt_poke_all(@jump) change @site?  kprobe_mutex held. */
@@ -1289,10 +1303,21 @@ static void kprobe_opt_poke_all(bool jump)
 	kvfree(sites);
 }
 
+/*
+ * How long one run of the optimizer keeps taking in new candidates before
+ * it waits for its grace periods, while they keep arriving (enabling
+ * thousands of probes kicks it again every few jiffies).  Without it, the
+ * first run waits for the few sites armed before it started, and the rest
+ * wait for that run to end before theirs starts.  A bound, so that a
+ * steady stream of probes still sees jumps.
+ */
+#define KPROBE_OPT_GATHER	HZ
+
 static void kprobe_optimizer_fn(struct work_struct *work)
 {
+	unsigned long start = jiffies;
+	unsigned int i, built;
 	bool waiting = false;
-	unsigned int i;
 
 	/*
 	 * Also when no site is left for the loop below: a retired jump
@@ -1307,15 +1332,23 @@ static void kprobe_optimizer_fn(struct work_struct *work)
 	 * site not checked at registration, a decode of its whole function;
 	 * at thousands of candidates that is seconds, which registrations
 	 * should not wait out.  A site added to a bucket already passed
-	 * kicks the work again.
+	 * kicks the work again.  As long as a loop finds new candidates,
+	 * more are likely on their way: a short pause lets them join this
+	 * run.
 	 */
-	for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
-		if (hlist_empty(&kprobe_table[i]))
-			continue;
-		mutex_lock(&kprobe_mutex);
-		waiting |= kprobe_opt_prepare_bucket(i);
-		mutex_unlock(&kprobe_mutex);
-		cond_resched();
+	for (;;) {
+		built = 0;
+		for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
+			if (hlist_empty(&kprobe_table[i]))
+				continue;
+			mutex_lock(&kprobe_mutex);
+			built += kprobe_opt_prepare_bucket(i, &waiting);
+			mutex_unlock(&kprobe_mutex);
+			cond_resched();
+		}
+		if (!built || time_after(jiffies, start + KPROBE_OPT_GATHER))
+			break;
+		schedule_timeout_idle(KPROBE_OPTIMIZE_DELAY);
 	}
 
 	if (waiting) {

@@ -285,6 +285,11 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
  *	@p->addr and build the detour it will jump to, in @p->ainsn.opt.
  *	From then on the breakpoint path runs the detour's copy of those
  *	instructions.  Any error means "stay a breakpoint".
+ * arch_publish_optimized_kprobes()          (CONFIG_OPTPROBES)
+ *	Called before kprobe_mutex is dropped after a series of
+ *	arch_prepare_optimized_kprobe() calls, for an arch that writes the
+ *	detours in one go: until then their breakpoints may still run the
+ *	old way.  Optional.
  * arch_prescan_optimized_kprobe(p)          (CONFIG_OPTPROBES)
  *	Called at registration for a new site that will be offered to
  *	arch_prepare_optimized_kprobe() once armed: do now, and remember in
@@ -324,6 +329,7 @@ bool arch_within_kprobe_blacklist(unsigned long addr);
 bool arch_kretprobe_blacklisted(unsigned long func);
 int arch_prepare_kprobe_ftrace(struct kprobe *p);
 int arch_prepare_optimized_kprobe(struct kprobe *p);
+void arch_publish_optimized_kprobes(void);
 void arch_prescan_optimized_kprobe(struct kprobe *p);
 void *alloc_insn_page(void);
 void *arch_alloc_insn_pages(unsigned int npages);

@@ -28,15 +28,15 @@ typedef u8 kprobe_opcode_t;
  *                           the instruction (no post_handler), saving a trap
  *                           ("boosting")
  */
-#define KPROBE_INSN_SLOT_SIZE	64
-#define KPROBE_BOOST_OFFSET	32
+#define KPROBE_INSN_SLOT_SIZE	40
+#define KPROBE_BOOST_OFFSET	16
 
 /*
  * A jump-optimization detour buffer (see arch/x86/kernel/kprobes/opt.c):
- * two data words, the register-saving code that calls back into C, the
- * copies of the instructions the jump covers and a jmp back.
+ * a data word, a call to the shared register-saving code, the copies of
+ * the instructions the jump covers and a jmp back.
  */
-#define KPROBE_OPTINSN_SLOT_SIZE	256
+#define KPROBE_OPTINSN_SLOT_SIZE	40
 /* Longest run of instructions a jump covers: 4 bytes + one instruction. */
 #define KPROBE_OPT_REGION_MAX		(4 + MAX_INSN_SIZE)
 
@@ -105,7 +105,8 @@ struct arch_specific_insn {
  *	original ones; the jump covers the first JMP32_INSN_SIZE of them
  * @epoch: kprobes core: optimizer epoch in which the detour was published
  * @buf: the detour buffer (a KPROBE_OPTINSN_SLOT_SIZE slot)
- * @copy: where in @buf the copied instructions start
+ * @copy: where in @buf the copied instructions start; NULL until the
+ *	detour's text is written (set with release semantics)
  * @orig: the original bytes under the jump
  */
 struct arch_optimized_insn {

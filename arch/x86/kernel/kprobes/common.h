@@ -43,7 +43,13 @@
 #define KPROBE_REGS_DX		96
 #define KPROBE_REGS_SI		104
 #define KPROBE_REGS_DI		112
+#define KPROBE_REGS_ORIG_AX	120
+#define KPROBE_REGS_IP		128
+#define KPROBE_REGS_CS		136
 #define KPROBE_REGS_FLAGS	144
+#define KPROBE_REGS_SP		152
+#define KPROBE_REGS_SS		160
+#define KPROBE_REGS_SIZE	168
 
 #define KPROBE_REGS_CHECK(field, off)	\
 	static_assert(offsetof(struct pt_regs, field) == (off))
@@ -62,7 +68,13 @@ KPROBE_REGS_CHECK(cx, KPROBE_REGS_CX);
 KPROBE_REGS_CHECK(dx, KPROBE_REGS_DX);
 KPROBE_REGS_CHECK(si, KPROBE_REGS_SI);
 KPROBE_REGS_CHECK(di, KPROBE_REGS_DI);
+KPROBE_REGS_CHECK(orig_ax, KPROBE_REGS_ORIG_AX);
+KPROBE_REGS_CHECK(ip, KPROBE_REGS_IP);
+KPROBE_REGS_CHECK(cs, KPROBE_REGS_CS);
 KPROBE_REGS_CHECK(flags, KPROBE_REGS_FLAGS);
+KPROBE_REGS_CHECK(sp, KPROBE_REGS_SP);
+KPROBE_REGS_CHECK(ss, KPROBE_REGS_SS);
+static_assert(sizeof(struct pt_regs) == KPROBE_REGS_SIZE);
 
 #ifdef CONFIG_FRAME_POINTER
 /* Tell the frame-pointer unwinder that %rsp points at a pt_regs. */
@@ -180,10 +192,10 @@ int kprobe_classify(struct insn *insn, struct arch_specific_insn *ai,
 int kprobe_fix_riprel(struct insn *insn, u8 *copy, unsigned long addr,
 		      unsigned long copy_addr);
 
-/* The jump-optimization detour template, in opt.c's .rodata. */
-extern const u8 kprobe_opt_tpl[];
-extern const u8 kprobe_opt_tpl_call[];
-extern const u8 kprobe_opt_tpl_end[];
+/* What every jump-optimization detour calls; opt.c, not C-callable. */
+void kprobe_opt_common(void);
+/* Called by kprobe_opt_common() with the probed code's registers. */
+__visible void kprobe_opt_callback(struct pt_regs *regs);
 
 /* The core kernel's exception table, sorted by instruction address. */
 extern struct exception_table_entry __start___ex_table[];

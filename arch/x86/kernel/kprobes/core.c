@@ -353,6 +353,9 @@ static int kprobe_fill_slot(struct kprobe *p, struct insn *insn, const u8 *orig)
 	s64 rel;
 	int ret;
 
+	BUILD_BUG_ON(MAX_INSN_SIZE + INT3_INSN_SIZE > KPROBE_BOOST_OFFSET);
+	BUILD_BUG_ON(KPROBE_BOOST_OFFSET + MAX_INSN_SIZE + JMP32_INSN_SIZE >
+		     KPROBE_INSN_SLOT_SIZE);
 	memset(image, INT3_INSN_OPCODE, sizeof(image));
 
 	memcpy(image, orig, insn->length);
@@ -716,6 +719,7 @@ static void kprobe_carry_out(struct kprobe *p, struct pt_regs *regs,
 {
 	struct arch_specific_insn *ai = &p->ainsn;
 	struct arch_optimized_insn *op;
+	kprobe_opcode_t *copy;
 	struct kprobe_step *step;
 
 	if (ai->action != KPROBE_X86_STEP) {
@@ -731,8 +735,10 @@ static void kprobe_carry_out(struct kprobe *p, struct pt_regs *regs,
 	 * optimizer is about to replace.  Such sites have no post_handler.
 	 */
 	op = READ_ONCE(ai->opt);
-	if (op) {
-		regs->ip = (unsigned long)op->copy;
+	/* The copy is published after the detour's text is written. */
+	copy = op ? smp_load_acquire(&op->copy) : NULL;
+	if (copy) {
+		regs->ip = (unsigned long)copy;
 		if (!nested)
 			reset_current_kprobe();
 		return;

@@ -4,27 +4,26 @@
  *
  * A breakpoint probe costs a trap per hit.  For a site without a
  * post_handler, the optimizer in kernel/kprobes.c asks us to replace the
- * int3 and the following bytes by a 5-byte jmp into a detour buffer:
+ * int3 and the following bytes by a 5-byte jmp into a detour buffer of
+ * KPROBE_OPTINSN_SLOT_SIZE bytes:
  *
- *   [0]   data: the struct arch_optimized_insn, the probed address + 1
- *   [16]  entry: push a fake frame (probed address + 1, %rbp), make room
- *         for ss and sp, pushf, save the general registers as a struct
- *         pt_regs, point %rbp at the fake frame, call
- *         kprobe_opt_callback(op, regs), restore everything
- *   [..]  copies of the whole instructions the jmp covers (the "region",
+ *   [0]   data: the probed address + 1 (regs->ip for the handlers)
+ *   [8]   call kprobe_opt_common
+ *   [13]  copies of the whole instructions the jmp covers (the "region",
  *         at least 5 bytes), RIP-relative operands rewritten
  *   [..]  jmp to the first byte after the region
+ *
+ * kprobe_opt_common(), in kernel text and shared by every detour, saves
+ * the registers as a struct pt_regs, calls kprobe_opt_callback() and
+ * restores them; its return lands on the copies.  Keeping the register
+ * code out of the buffers makes a detour 40 bytes rather than a few
+ * hundred, and gives the code that calls the handlers ORC data.
  *
  * The callback presents the registers exactly as the breakpoint path does
  * (regs->ip is the probed address + 1, regs->sp the stack pointer at the
  * probed instruction) and runs the site's pre_handlers through the same
  * kprobe_run_pre().  A pre_handler cannot redirect execution from here:
- * its change of regs->ip is ignored and the copies run.  The fake frame
- * lets the ORC unwinder, which knows nothing about the buffer, fall back
- * on frame pointers for one frame and continue in the probed function.
- * The detour code is built from a template assembled into .rodata: it is
- * never run in place, only copied, and it is only ever jumped to directly
- * (no ENDBR needed) and makes one direct call (no thunks involved).
+ * its change of regs->ip is ignored and the copies run.
  *
  * A site is refused (it stays a working breakpoint probe) unless all of
  * this can be proven from the text of its function, found through
@@ -60,71 +59,88 @@
 #include <linux/static_call.h>
 #include <linux/string.h>
 
+#include <linux/linkage.h>
+#include <linux/objtool.h>
+
 #include <asm/alternative.h>
 #include <asm/insn.h>
+#include <asm/orc_types.h>
 #include <asm/segment.h>
 #include <asm/text-patching.h>
+#include <asm/unwind_hints.h>
 
 #include "common.h"
 
 #ifdef CONFIG_X86_64
 
-/* Template data words, and where the code starts. */
-#define KPROBE_OPT_DATA_OP	0
-#define KPROBE_OPT_DATA_RET	8
-#define KPROBE_OPT_ENTRY	16
+/* Where things are in a detour; see the top of this file. */
+#define KPROBE_OPT_DATA_IP	0
+#define KPROBE_OPT_ENTRY	8
+#define KPROBE_OPT_COPY		(KPROBE_OPT_ENTRY + CALL_INSN_SIZE)
+
+/* Stack offsets in kprobe_opt_common, once the pt_regs is complete. */
+#define KPROBE_OPT_RET		KPROBE_REGS_SIZE
+#define KPROBE_OPT_SITE_SP	(KPROBE_REGS_SIZE + 8)
 
 /*
- * Bytes the template pushes above struct pt_regs: the fake frame (two
- * words) and the ss and sp slots are part of struct pt_regs itself.
+ * Entered by the call at KPROBE_OPT_ENTRY of a detour: the return address
+ * is where the detour's copies start, and the stack above it is the
+ * probed code's.  The ss and sp slots are reserved with lea, not sub, so
+ * that pushfq saves the probed code's flags.  Once the pt_regs is
+ * complete it is described to objtool as a register frame: an unwind
+ * from a handler continues at regs->ip in the probed function, never
+ * through the detour, which has no ORC data.  A direct call reaches this,
+ * never an indirect one, hence no ENDBR.
  */
-#define KPROBE_OPT_FAKE_FRAME	16
-#define KPROBE_OPT_REGS_SIZE	168
-
-asm("	.pushsection .rodata, \"a\"\n"
-	"	.balign 8\n"
-	"kprobe_opt_tpl:\n"
-	"	.quad 0\n"
-	"	.quad 0\n"
-	/* Fake frame for the unwinder: "return address", saved %rbp. */
-	"	pushq kprobe_opt_tpl + " __stringify(KPROBE_OPT_DATA_RET) "(%rip)\n"
-	"	pushq %rbp\n"
-	/* ss and sp slots; lea leaves the flags alone. */
+asm("	.pushsection .text, \"ax\"\n"
+	"	.type kprobe_opt_common, @function\n"
+	"kprobe_opt_common:\n"
+	ANNOTATE_NOENDBR
 	"	leaq -16(%rsp), %rsp\n"
 	"	pushfq\n"
 	SAVE_REGS_STRING
-	"	leaq " __stringify(KPROBE_OPT_REGS_SIZE) "(%rsp), %rbp\n"
-	"	movq %rsp, %rsi\n"
-	"	movq kprobe_opt_tpl + " __stringify(KPROBE_OPT_DATA_OP) "(%rip), %rdi\n"
-	"kprobe_opt_tpl_call:\n"
-	"	.byte 0xe8\n"
-	"	.long 0\n"
+	"	movq " __stringify(KPROBE_OPT_RET) "(%rsp), %rdi\n"
+	"	movq " __stringify(KPROBE_OPT_DATA_IP - KPROBE_OPT_COPY)
+		"(%rdi), %rax\n"
+	"	movq %rax, " __stringify(KPROBE_REGS_IP) "(%rsp)\n"
+	"	leaq " __stringify(KPROBE_OPT_SITE_SP) "(%rsp), %rax\n"
+	"	movq %rax, " __stringify(KPROBE_REGS_SP) "(%rsp)\n"
+	"	movq $" __stringify(__KERNEL_CS) ", " __stringify(KPROBE_REGS_CS)
+		"(%rsp)\n"
+	"	movq $" __stringify(__KERNEL_DS) ", " __stringify(KPROBE_REGS_SS)
+		"(%rsp)\n"
+	"	movq $-1, " __stringify(KPROBE_REGS_ORIG_AX) "(%rsp)\n"
+	"	movq %rsp, %rdi\n"
+	UNWIND_HINT(UNWIND_HINT_TYPE_REGS, ORC_REG_SP, 0, 1)
+	"	call kprobe_opt_callback\n"
+	UNWIND_HINT(UNWIND_HINT_TYPE_CALL, ORC_REG_SP,
+		    KPROBE_OPT_SITE_SP, 0)
 	RESTORE_REGS_STRING
 	"	popfq\n"
-	"	leaq 16 + " __stringify(KPROBE_OPT_FAKE_FRAME) "(%rsp), %rsp\n"
-	"kprobe_opt_tpl_end:\n"
+	"	leaq 16(%rsp), %rsp\n"
+	UNWIND_HINT_FUNC
+	ASM_RET
+	"	.size kprobe_opt_common, . - kprobe_opt_common\n"
 	"	.popsection\n"
 );
 
+NOKPROBE_SYMBOL(kprobe_opt_common);
+
 /*
- * Called from a detour with the registers of the probed code.  Interrupts
- * are turned off as on the breakpoint path, which also makes the handlers
- * an RCU read-side section for unregistration to wait on.
+ * Called from kprobe_opt_common() with the registers of the probed code.
+ * Interrupts are turned off as on the breakpoint path, which also makes
+ * the handlers an RCU read-side section for unregistration to wait on.
+ * The site is looked up, not remembered: a retired jump's detour finds
+ * nothing and runs no handler.
  */
-static void kprobe_opt_callback(struct arch_optimized_insn *op,
-				struct pt_regs *regs)
+__visible void kprobe_opt_callback(struct pt_regs *regs)
 {
+	void *addr = (void *)(regs->ip - INT3_INSN_SIZE);
 	unsigned long flags;
 	struct kprobe *p;
 
 	local_irq_save(flags);
-	regs->ip = (unsigned long)op->addr + INT3_INSN_SIZE;
-	regs->sp = (unsigned long)(regs + 1) + KPROBE_OPT_FAKE_FRAME;
-	regs->cs = __KERNEL_CS;
-	regs->ss = __KERNEL_DS;
-	regs->orig_ax = ~0UL;
-
-	p = get_kprobe(op->addr);
+	p = get_kprobe(addr);
 	if (p && kprobe_run_pre(p, regs) == KPROBE_PRE_RAN)
 		reset_current_kprobe();
 	local_irq_restore(flags);
@@ -432,63 +448,103 @@ static int kprobe_opt_emit_jmp(u8 *image, unsigned long image_addr,
 	return 0;
 }
 
-/* Fill the detour @op->buf for the region @code of @op->len bytes. */
+/* Built detours not yet written; see arch_publish_optimized_kprobes(). */
+#define KPROBE_OPT_STAGE_MAX	32
+static u8 kprobe_opt_stage[KPROBE_OPT_STAGE_MAX][KPROBE_OPTINSN_SLOT_SIZE];
+static struct arch_optimized_insn *kprobe_opt_staged[KPROBE_OPT_STAGE_MAX];
+static unsigned int kprobe_opt_nstaged;
+
+/* Build the detour @op->buf for the region @code of @op->len bytes. */
 static int kprobe_opt_build(struct arch_optimized_insn *op, const u8 *code)
 {
-	unsigned int tpl_len = kprobe_opt_tpl_end - kprobe_opt_tpl;
-	unsigned int call = kprobe_opt_tpl_call - kprobe_opt_tpl;
 	unsigned long buf = (unsigned long)op->buf;
 	unsigned long addr = (unsigned long)op->addr;
+	unsigned long ip = addr + INT3_INSN_SIZE;
 	u8 image[KPROBE_OPTINSN_SLOT_SIZE];
-	unsigned long ret_addr = addr + INT3_INSN_SIZE;
 	unsigned int off;
 	struct insn insn;
 	s64 rel;
 	s32 rel32;
 
-	BUILD_BUG_ON(sizeof(struct pt_regs) != KPROBE_OPT_REGS_SIZE);
-	if (tpl_len + op->len + JMP32_INSN_SIZE > sizeof(image))
+	BUILD_BUG_ON(KPROBE_OPT_COPY + KPROBE_OPT_REGION_MAX + JMP32_INSN_SIZE >
+		     KPROBE_OPTINSN_SLOT_SIZE);
+	if (op->len > KPROBE_OPT_REGION_MAX)
 		return -E2BIG;
 
 	memset(image, INT3_INSN_OPCODE, sizeof(image));
-	memcpy(image, kprobe_opt_tpl, tpl_len);
-	memcpy(image + KPROBE_OPT_DATA_OP, &op, sizeof(op));
-	memcpy(image + KPROBE_OPT_DATA_RET, &ret_addr, sizeof(ret_addr));
+	memcpy(image + KPROBE_OPT_DATA_IP, &ip, sizeof(ip));
 
-	rel = (s64)(unsigned long)kprobe_opt_callback -
-	      (s64)(buf + call + CALL_INSN_SIZE);
+	rel = (s64)(unsigned long)kprobe_opt_common -
+	      (s64)(buf + KPROBE_OPT_COPY);
 	rel32 = rel;
 	if (rel != rel32)
 		return -ERANGE;
-	memcpy(image + call + 1, &rel32, sizeof(rel32));
+	image[KPROBE_OPT_ENTRY] = CALL_INSN_OPCODE;
+	memcpy(image + KPROBE_OPT_ENTRY + 1, &rel32, sizeof(rel32));
 
-	memcpy(image + tpl_len, code, op->len);
+	memcpy(image + KPROBE_OPT_COPY, code, op->len);
 	for (off = 0; off < op->len; off += insn.length) {
 		if (insn_decode(&insn, code + off, op->len - off,
 				INSN_MODE_KERN) < 0)
 			return -EILSEQ;
-		if (kprobe_fix_riprel(&insn, image + tpl_len + off, addr + off,
-				      buf + tpl_len + off))
+		if (kprobe_fix_riprel(&insn, image + KPROBE_OPT_COPY + off,
+				      addr + off, buf + KPROBE_OPT_COPY + off))
 			return -ERANGE;
 	}
-	if (kprobe_opt_emit_jmp(image, buf, tpl_len + op->len, addr + op->len))
+	if (kprobe_opt_emit_jmp(image, buf, KPROBE_OPT_COPY + op->len,
+				addr + op->len))
 		return -ERANGE;
 	/* The jump in the probed text must reach the detour too. */
 	rel = (s64)(buf + KPROBE_OPT_ENTRY) - (s64)(addr + JMP32_INSN_SIZE);
 	if (rel != (s32)rel)
 		return -ERANGE;
 
-	op->copy = op->buf + tpl_len;
-	text_poke_copy(op->buf, image, sizeof(image));
+	if (kprobe_opt_nstaged == KPROBE_OPT_STAGE_MAX)
+		arch_publish_optimized_kprobes();
+	memcpy(kprobe_opt_stage[kprobe_opt_nstaged], image, sizeof(image));
+	kprobe_opt_staged[kprobe_opt_nstaged++] = op;
 	return 0;
+}
+
+/**
+ * arch_publish_optimized_kprobes() - write out the detours built so far
+ *
+ * Detours are staged by arch_prepare_optimized_kprobe() and written here
+ * with one text_poke_copy() per run of adjacent slots: one per detour
+ * cost a page mapped, written and unmapped each, a tenth of the
+ * optimizer's time at 10,000 probes.  Each detour's @copy is published
+ * after its text, and only then does the breakpoint path use it.
+ * Context: kprobe_mutex held, as for the preparation.
+ */
+void arch_publish_optimized_kprobes(void)
+{
+	unsigned int i, first = 0;
+
+	for (i = 1; i <= kprobe_opt_nstaged; i++) {
+		if (i < kprobe_opt_nstaged &&
+		    kprobe_opt_staged[i]->buf ==
+		    kprobe_opt_staged[i - 1]->buf + KPROBE_OPTINSN_SLOT_SIZE)
+			continue;
+		text_poke_copy(kprobe_opt_staged[first]->buf,
+			       kprobe_opt_stage[first],
+			       (i - first) * KPROBE_OPTINSN_SLOT_SIZE);
+		first = i;
+	}
+	for (i = 0; i < kprobe_opt_nstaged; i++) {
+		/* Pairs with the acquire in kprobe_carry_out(). */
+		smp_store_release(&kprobe_opt_staged[i]->copy,
+				  kprobe_opt_staged[i]->buf + KPROBE_OPT_COPY);
+	}
+	kprobe_opt_nstaged = 0;
 }
 
 /**
  * arch_prepare_optimized_kprobe() - build a detour for a breakpoint site
  * @p: an armed site without a post_handler
  *
- * On success @p->ainsn.opt is published: the breakpoint path runs the
- * detour's copy of the region from then on.
+ * On success @p->ainsn.opt is set and the detour staged; once
+ * arch_publish_optimized_kprobes() has written it, the breakpoint path runs
+ * the detour's copy of the region.
  * Context: kprobe_mutex held; may sleep.
  * Return: 0, -EOPNOTSUPP for a site that cannot be proven safe (see the top
  * of this file), -ENOMEM, or -ERANGE when the detour is out of reach.
@@ -537,8 +593,8 @@ int arch_prepare_optimized_kprobe(struct kprobe *p)
 		arch_free_optimized_insn(op);
 		return ret;
 	}
-	/* The detour is complete before the breakpoint path can see it. */
-	smp_store_release(&p->ainsn.opt, op);
+	/* The breakpoint path uses it once its copy is published. */
+	WRITE_ONCE(p->ainsn.opt, op);
 	return 0;
 }
 
@@ -554,12 +610,71 @@ static void kprobe_opt_jmp_insn(struct arch_optimized_insn *op,
 	memcpy(insn + 1, &rel, sizeof(rel));
 }
 
+/*
+ * Jumps going in over a breakpoint, and breakpoints going back over a
+ * jump, of registered sites.  Such a site's first byte is an int3 that
+ * our own handler sends to the detour, so text_poke_bp()'s three steps
+ * (int3 in, tail, first byte) come down to two: with the int3 there,
+ * write the tail, sync every CPU, write the first byte, sync.  A batch
+ * shares the syncs.  A retired jump has no site left to catch its int3
+ * and goes through text_poke_queue() instead.
+ */
+#define KPROBE_OPT_WRITE_BATCH	256
+
+struct kprobe_opt_write {
+	u8 *addr;
+	u8 text[JMP32_INSN_SIZE];
+	bool jump;
+};
+
+static struct kprobe_opt_write kprobe_opt_writes[KPROBE_OPT_WRITE_BATCH];
+static unsigned int kprobe_opt_nwrites;
+
+/* A jump writes its tail first, a breakpoint its first byte. */
+static void kprobe_opt_write_step(const struct kprobe_opt_write *w,
+				  bool first)
+{
+	if (w->jump == first)
+		text_poke(w->addr + INT3_INSN_SIZE, w->text + INT3_INSN_SIZE,
+			  JMP32_INSN_SIZE - INT3_INSN_SIZE);
+	else
+		text_poke(w->addr, w->text, INT3_INSN_SIZE);
+}
+
+static void kprobe_opt_write_out(void)
+{
+	unsigned int i;
+
+	if (!kprobe_opt_nwrites)
+		return;
+	for (i = 0; i < kprobe_opt_nwrites; i++)
+		kprobe_opt_write_step(&kprobe_opt_writes[i], true);
+	text_poke_sync();
+	for (i = 0; i < kprobe_opt_nwrites; i++)
+		kprobe_opt_write_step(&kprobe_opt_writes[i], false);
+	text_poke_sync();
+	kprobe_opt_nwrites = 0;
+}
+
+static void kprobe_opt_queue_write(u8 *addr, const u8 *text, bool jump)
+{
+	struct kprobe_opt_write *w;
+
+	lockdep_assert_held(&text_mutex);
+	if (kprobe_opt_nwrites == KPROBE_OPT_WRITE_BATCH)
+		kprobe_opt_write_out();
+	w = &kprobe_opt_writes[kprobe_opt_nwrites++];
+	w->addr = addr;
+	memcpy(w->text, text, JMP32_INSN_SIZE);
+	w->jump = jump;
+}
+
 /**
  * arch_optimize_kprobe() - queue the jump over a site's breakpoint
  * @p: a site whose detour has been published for a grace period
  *
- * While the bytes change, text_poke's own int3 handler sends hits at the
- * address to the detour, as the finished jump will.
+ * Until the jump is complete, hits on the breakpoint go to the detour,
+ * as the jump will send them.
  * Context: kprobe_mutex and text_mutex held; arch_optimize_kprobes_flush()
  * does the writing.
  */
@@ -568,24 +683,11 @@ void arch_optimize_kprobe(struct kprobe *p)
 	u8 jmp[MAX_INSN_SIZE];
 
 	kprobe_opt_jmp_insn(p->ainsn.opt, jmp);
-	text_poke_queue(p->addr, jmp, JMP32_INSN_SIZE, NULL);
-}
-
-/*
- * Queue the original bytes back over @op's jump, keeping the breakpoint
- * in the first byte if @int3.  Until the write is done, text_poke's int3
- * handler still sends hits to the detour.
- */
-static void kprobe_opt_queue_unjump(struct arch_optimized_insn *op, bool int3)
-{
-	u8 jmp[MAX_INSN_SIZE], text[MAX_INSN_SIZE];
-
-	kprobe_opt_jmp_insn(op, jmp);
-	memset(text, INT3_INSN_OPCODE, sizeof(text));
-	memcpy(text, op->orig, JMP32_INSN_SIZE);
-	if (int3)
-		text[0] = INT3_INSN_OPCODE;
-	text_poke_queue(op->addr, text, JMP32_INSN_SIZE, jmp);
+	/* The core only asks for armed sites; this is cheap to be sure of. */
+	if (WARN_ON_ONCE(*p->addr != INT3_INSN_OPCODE))
+		text_poke_queue(p->addr, jmp, JMP32_INSN_SIZE, NULL);
+	else
+		kprobe_opt_queue_write(p->addr, jmp, true);
 }
 
 /**
@@ -593,11 +695,17 @@ static void kprobe_opt_queue_unjump(struct arch_optimized_insn *op, bool int3)
  * @p: an optimized site
  *
  * The int3 stays, the rest of the jump gets its original bytes back.
+ * The detour stays published meanwhile: hits on the new int3 go there.
  * Context: as arch_optimize_kprobe().
  */
 void arch_unoptimize_kprobe(struct kprobe *p)
 {
-	kprobe_opt_queue_unjump(p->ainsn.opt, true);
+	struct arch_optimized_insn *op = p->ainsn.opt;
+	u8 text[JMP32_INSN_SIZE];
+
+	memcpy(text, op->orig, JMP32_INSN_SIZE);
+	text[0] = INT3_INSN_OPCODE;
+	kprobe_opt_queue_write(op->addr, text, false);
 }
 
 /**
@@ -605,21 +713,29 @@ void arch_unoptimize_kprobe(struct kprobe *p)
  * @op: a detour whose site was unregistered while its jump stayed
  *
  * No breakpoint is left behind: the text becomes what it was before any
- * probe.  Meanwhile the detour finds no probe and just runs its copies.
+ * probe.  Meanwhile the detour finds no probe and just runs its copies,
+ * and text_poke's own int3 handler sends hits there while the bytes
+ * change.
  * Context: text_mutex held; arch_optimize_kprobes_flush() does the writing.
  */
 void arch_unoptimize_detour(struct arch_optimized_insn *op)
 {
-	kprobe_opt_queue_unjump(op, false);
+	u8 jmp[MAX_INSN_SIZE], text[MAX_INSN_SIZE];
+
+	kprobe_opt_jmp_insn(op, jmp);
+	memset(text, INT3_INSN_OPCODE, sizeof(text));
+	memcpy(text, op->orig, JMP32_INSN_SIZE);
+	text_poke_queue(op->addr, text, JMP32_INSN_SIZE, jmp);
 }
 
 /**
- * arch_optimize_kprobes_flush() - write what the two above queued
+ * arch_optimize_kprobes_flush() - write what the three above queued
  *
  * Context: text_mutex held.
  */
 void arch_optimize_kprobes_flush(void)
 {
+	kprobe_opt_write_out();
 	text_poke_finish();
 }
 
