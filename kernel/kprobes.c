@@ -1222,9 +1222,9 @@ static void kprobe_opt_reap(void)
 /*
  * Build detours for the candidates in bucket @i that have none.  Returns
  * how many it built, and sets *@waiting if some detour there still waits
- * for its grace periods.  A site the
- * arch refuses (-EOPNOTSUPP) is marked, so that later passes do not decode
- * its function again; see kprobe_opt_retry_near().  kprobe_mutex held.
+ * for its grace periods.  A site the arch refuses (-EOPNOTSUPP) is marked,
+ * so that later passes do not decode its function again; see
+ * kprobe_opt_retry_near().  kprobe_mutex held.
  */
 static unsigned int kprobe_opt_prepare_bucket(unsigned int i, bool *waiting)
 {

@@ -2303,6 +2303,17 @@ static bool kpt_trace_near(const unsigned long *trace, unsigned int len,
 			return true;
 	return false;
 }
+
+/* How many entries of the trace lie in a detour buffer? */
+static unsigned int kpt_trace_in_detours(const unsigned long *trace,
+					 unsigned int len)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < len; i++)
+		n += is_kprobe_optinsn_slot(trace[i]);
+	return n;
+}
 #endif
 
 static void kprobe_opt_basic(struct kunit *test)
@@ -2338,9 +2349,16 @@ static void kprobe_opt_basic(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, o->kp.nmissed, 0UL);
 	KUNIT_EXPECT_NULL(test, kprobe_running());
 #ifdef CONFIG_STACKTRACE
-	/* The unwinder finds its way out of the detour into the caller. */
+	/*
+	 * The unwinder finds its way to the caller.  The code that calls
+	 * the handlers describes its pt_regs to it, so the trace goes from
+	 * there to the probed address, as from a breakpoint, and never
+	 * through the detour, which has no unwind data.
+	 */
 	KUNIT_EXPECT_TRUE(test, kpt_trace_near(o->trace, o->trace_len,
 					       (unsigned long)kpt_call_opt));
+	KUNIT_EXPECT_TRUE(test, kpt_trace_has(o->trace, o->trace_len, ip));
+	KUNIT_EXPECT_EQ(test, kpt_trace_in_detours(o->trace, o->trace_len), 0U);
 #endif
 }
 
