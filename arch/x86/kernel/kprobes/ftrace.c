@@ -25,14 +25,16 @@
 #include "common.h"
 
 /*
- * One hit of an enabled ftrace-based probe, with the CPU's kprobe slot free.
+ * One hit of an enabled ftrace-based probe, with the CPU's kprobe slot free;
+ * inlined into the ftrace callback, every hit's path.
  * The handlers must see what an int3 hit would show them: ip just past the
  * (virtual) breakpoint byte for the pre-handler, just past the 5-byte call
  * site for the post-handler.  A pre-handler that returns non-zero has set
  * the ip it wants to resume at, and ftrace honours it (IPMODIFY).
  */
-static void kprobe_ftrace_run(struct kprobe *p, unsigned long site,
-			      struct pt_regs *regs)
+static __always_inline void kprobe_ftrace_run(struct kprobe *p,
+					      unsigned long site,
+					      struct pt_regs *regs)
 {
 	struct kprobe_ctlblk *kcb = this_cpu_ptr(&kprobe_ctlblk);
 	unsigned long resume = regs->ip;
@@ -52,8 +54,6 @@ static void kprobe_ftrace_run(struct kprobe *p, unsigned long site,
 	}
 	reset_current_kprobe();
 }
-
-NOKPROBE_SYMBOL(kprobe_ftrace_run);
 
 static void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 				  struct ftrace_ops *ops,
