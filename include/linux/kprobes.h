@@ -283,8 +283,9 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
  *	Offered, by the optimizer work, each armed breakpoint site without a
  *	post_handler: check that a jump may replace the instructions at
  *	@p->addr and build the detour it will jump to, in @p->ainsn.opt.
- *	From then on the breakpoint path runs the detour's copy of those
- *	instructions.  Any error means "stay a breakpoint".
+ *	Once the detour is written (at the latest in the next call below),
+ *	the breakpoint path runs its copy of those instructions.  Any error
+ *	means "stay a breakpoint".
  * arch_publish_optimized_kprobes()          (CONFIG_OPTPROBES)
  *	Called before kprobe_mutex is dropped after a series of
  *	arch_prepare_optimized_kprobe() calls, for an arch that writes the
