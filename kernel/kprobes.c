@@ -71,7 +71,9 @@
  *  - detour: the arch proved the instructions at the address may be
  *    replaced by a jump and built a detour buffer that runs the handlers
  *    and copies of those instructions; the breakpoint is still there, and
- *    its hits run the detour's copies rather than the site's own slot.
+ *    once the arch has written the detour (arch_publish_optimized_kprobes(),
+ *    before kprobe_mutex is dropped) its hits run the detour's copies
+ *    rather than the site's own slot.
  *  - optimized: the jump replaced the breakpoint.
  *  - refused (KPROBE_FLAG_OPT_REFUSED): the arch found the bytes unfit
  *    for a jump; the site stays a breakpoint and the optimizer skips it
@@ -1305,11 +1307,11 @@ static void kprobe_opt_poke_all(bool jump)
 
 /*
  * How long one run of the optimizer keeps taking in new candidates before
- * it waits for its grace periods, while they keep arriving (enabling
- * thousands of probes kicks it again every few jiffies).  Without it, the
- * first run waits for the few sites armed before it started, and the rest
- * wait for that run to end before theirs starts.  A bound, so that a
- * steady stream of probes still sees jumps.
+ * it waits for its grace periods, while each of its loops still finds
+ * some (enabling thousands of probes one by one).  Without it, the first
+ * run waits for the few sites armed before it started, and the rest wait
+ * for that run to end before theirs starts.  A bound, so that a steady
+ * stream of probes still sees jumps.
  */
 #define KPROBE_OPT_GATHER	HZ
 
