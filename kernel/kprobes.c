@@ -26,8 +26,8 @@
  * Sites on a function's ftrace call site (the __fentry__ nop) are attached
  * through ftrace rather than a breakpoint where the arch supports it
  * (KPROBE_FLAG_FTRACE): ftrace rewrites those bytes itself whenever tracers
- * come and go.  The arch hides the difference in arch_arm_kprobe() and
- * arch_disarm_kprobe().
+ * come and go.  Arming such a site adds it to the filter of one ftrace_ops
+ * owned by this file, whose callback is the arch's kprobe_ftrace_handler().
  *
  * Handler order in a group: members run in registration order.  Each enabled
  * member's pre_handler runs once per hit; the first one that returns
@@ -99,8 +99,8 @@
  * Locking
  * -------
  *  - kprobe_mutex serialises every change: the table, group membership,
- *    flags, arming (the arch takes text_mutex inside it to write text), the
- *    blacklist list, module and __init text retirement, the debugfs knob.
+ *    flags, arming, the blacklist list, module and __init text
+ *    retirement, the debugfs knob.
  *  - The breakpoint path reads the table and the group member lists under
  *    RCU only (it runs in NMI-like context, where sleeping locks are out).
  *    Whatever it may be looking at is freed only after synchronize_rcu().
@@ -109,8 +109,9 @@
  *    a hit that started before is either in its handlers with preemption off
  *    or stepping with interrupts off, and RCU waits for both.  A batch
  *    unregister waits once for the whole batch.  A retired jump needs no
- *    disarming: the detour's callback finds its probes through the table,
- *    under the same RCU rules, so it runs no handler once they are unlinked.
+ *    disarming: its detour is marked disabled, and the x86 callback finds
+ *    its probes through the table, under the same RCU rules, so it runs
+ *    no handler once they are unlinked.
  *  - Out-of-line slots may still be executed by a preempted task after a
  *    probe is gone (a "boosted" copy runs with interrupts on), so slots are
  *    recycled only after synchronize_rcu_tasks(), in a garbage collector.
@@ -126,9 +127,14 @@
  *    nobody else waits for them.
  *  - A read of debugfs "list" copies the table under kprobe_mutex and
  *    looks the symbols up after dropping it.
- *  - Lock order: kprobe_mutex -> jump_label_mutex / slot cache mutex ->
- *    text_mutex.  Jumps are written with text_mutex held across the batch
- *    (text_poke_queue() / text_poke_finish()).
+ *  - Text is written by the arch with cpus_read_lock() and text_mutex
+ *    held by the core (site_write_breakpoint(), the optimizer's batches),
+ *    because backends patch through stop_machine() or check text_mutex;
+ *    arch_prepare_kprobe() runs under both too.  Sites on an ftrace call
+ *    site are armed through ftrace, which takes text_mutex itself.
+ *  - Lock order: kprobe_mutex -> jump_label_mutex; kprobe_mutex ->
+ *    cpus_read_lock -> text_mutex -> slot cache mutex.  Jumps are written
+ *    with text_mutex held across the batch.
  */
 
 #define pr_fmt(fmt) "kprobes: " fmt
@@ -174,6 +180,9 @@ static struct hlist_head kprobe_table[KPROBE_TABLE_SIZE];
 /* Serialises every change to probes; see "Locking" above. */
 static DEFINE_MUTEX(kprobe_mutex);
 
+static int kprobe_ftrace_arm(struct kprobe *site);
+static void kprobe_ftrace_disarm(struct kprobe *site);
+
 /* Set by the debugfs "enabled" knob: every site disarmed. */
 static bool kprobes_all_disarmed;
 
@@ -189,10 +198,6 @@ bool kprobe_ftrace_disabled;
 #else
 static const bool kprobe_ftrace_disabled;
 #endif
-
-DEFINE_PER_CPU(struct kprobe *, current_kprobe);
-/* kprobe_running() is inline: modules read the variable itself. */
-EXPORT_PER_CPU_SYMBOL_GPL(current_kprobe);
 
 /* Text ranges no probe may go to; RCU-readable for within_kprobe_blacklist(). */
 static LIST_HEAD(kprobe_blacklist);
@@ -258,8 +263,23 @@ struct kprobe *get_kprobe(void *addr)
 NOKPROBE_SYMBOL(get_kprobe);
 
 /**
+ * dump_kprobe() - describe a probe in the kernel log
+ * @kp: a probe, typically the one a backend found in an impossible state
+ *
+ * Context: any; used on the way to a BUG().
+ */
+void dump_kprobe(struct kprobe *kp)
+{
+	pr_err("probe at %pS: symbol %s, offset %u, handlers pre %ps post %ps\n",
+	       kp->addr, kp->symbol_name ?: "-", kp->offset,
+	       kp->pre_handler, kp->post_handler);
+}
+
+NOKPROBE_SYMBOL(dump_kprobe);
+
+/**
  * kprobes_inc_nmissed_count() - account a hit whose handlers were skipped
- * @p: the site that was hit
+ * @p: the site that was hit, or a detour's &op->kp
  *
  * Context: breakpoint or ftrace handler path.
  */
@@ -267,6 +287,14 @@ void kprobes_inc_nmissed_count(struct kprobe *p)
 {
 	struct kprobe *member;
 
+#ifdef CONFIG_OPTPROBES
+	/* A detour's own probe (arm, powerpc) stands for its site. */
+	if (p->pre_handler == opt_pre_handler) {
+		p = get_kprobe(p->addr);
+		if (!p)
+			return;
+	}
+#endif
 	if (kprobe_is_group(p)) {
 		/* Every member saw the hit go by. */
 		list_for_each_entry_rcu(member, &to_kprobe_group(p)->members, list)
@@ -339,6 +367,8 @@ void kprobe_busy_begin(void)
 {
 	preempt_disable();
 	__this_cpu_write(current_kprobe, &kprobe_busy_marker);
+	/* Backends that check it on a nested hit must see "handler running". */
+	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
 }
 
 NOKPROBE_SYMBOL(kprobe_busy_begin);
@@ -392,7 +422,7 @@ enum kprobe_slot_state {
 
 struct kprobe_slot_chunk {
 	struct list_head list;
-	kprobe_opcode_t *base;
+	void *base;
 	unsigned int npages;
 	unsigned int nslots;
 	unsigned int nused;
@@ -403,7 +433,9 @@ struct kprobe_slot_chunk {
 /**
  * struct kprobe_slot_cache - one size of out-of-line slots
  * @sym: the chunks' name in /proc/kallsyms
- * @slot_size: bytes per slot
+ * @slot_size: bytes per slot (set at boot where the arch computes it)
+ * @page_alloc: the arch's one-page allocator for this cache
+ * @page_free: gives back what @page_alloc returned
  * @mutex: protects the slot states and membership of @chunks
  * @chunks: struct kprobe_slot_chunk list, newest chunk first; RCU-readable
  * @gc: the collector
@@ -411,6 +443,8 @@ struct kprobe_slot_chunk {
 struct kprobe_slot_cache {
 	const char *sym;
 	unsigned int slot_size;
+	void *(*page_alloc)(void);
+	void (*page_free)(void *page);
 	struct mutex mutex;	/* see the kernel-doc above */
 	struct list_head chunks;
 	struct delayed_work gc;
@@ -421,6 +455,8 @@ static void kprobe_slot_gc_work_fn(struct work_struct *work);
 static struct kprobe_slot_cache kprobe_insn_slots = {
 	.sym = "kprobe_insn_page",
 	.slot_size = KPROBE_INSN_SLOT_SIZE,
+	.page_alloc = alloc_insn_page,
+	.page_free = free_insn_page,
 	.mutex = __MUTEX_INITIALIZER(kprobe_insn_slots.mutex),
 	.chunks = LIST_HEAD_INIT(kprobe_insn_slots.chunks),
 	.gc = __DELAYED_WORK_INITIALIZER(kprobe_insn_slots.gc,
@@ -428,9 +464,20 @@ static struct kprobe_slot_cache kprobe_insn_slots = {
 };
 
 #ifdef CONFIG_OPTPROBES
+/*
+ * x86 knows its detour size at build time; arm and powerpc measure their
+ * detour template (MAX_OPTINSN_SIZE, in instructions) at run time.
+ */
+#ifdef KPROBE_OPTINSN_SLOT_SIZE
+#define KPROBE_OPTINSN_BYTES	KPROBE_OPTINSN_SLOT_SIZE
+#else
+#define KPROBE_OPTINSN_BYTES	(MAX_OPTINSN_SIZE * sizeof(kprobe_opcode_t))
+#endif
+
 static struct kprobe_slot_cache kprobe_optinsn_slots = {
 	.sym = "kprobe_optinsn_page",
-	.slot_size = KPROBE_OPTINSN_SLOT_SIZE,
+	.page_alloc = alloc_optinsn_page,
+	.page_free = free_optinsn_page,
 	.mutex = __MUTEX_INITIALIZER(kprobe_optinsn_slots.mutex),
 	.chunks = LIST_HEAD_INIT(kprobe_optinsn_slots.chunks),
 	.gc = __DELAYED_WORK_INITIALIZER(kprobe_optinsn_slots.gc,
@@ -443,9 +490,40 @@ void * __weak alloc_insn_page(void)
 	return execmem_alloc(EXECMEM_KPROBES, PAGE_SIZE);
 }
 
+void __weak free_insn_page(void *page)
+{
+	execmem_free(page);
+}
+
+#ifdef CONFIG_OPTPROBES
+void * __weak alloc_optinsn_page(void)
+{
+	return alloc_insn_page();
+}
+
+void __weak free_optinsn_page(void *page)
+{
+	free_insn_page(page);
+}
+#endif
+
+/*
+ * Several contiguous pages, given back with one execmem_free(); NULL
+ * means "one page at a time, from the cache's own allocator".
+ */
 void * __weak arch_alloc_insn_pages(unsigned int npages)
 {
-	return npages == 1 ? alloc_insn_page() : NULL;
+	return NULL;
+}
+
+/* Give back a chunk's pages the way they came. */
+static void kprobe_slot_chunk_unmap(struct kprobe_slot_cache *c,
+				    struct kprobe_slot_chunk *chunk)
+{
+	if (chunk->npages > 1)
+		execmem_free(chunk->base);
+	else
+		c->page_free(chunk->base);
 }
 
 static void kprobe_slot_chunk_free_rcu(struct rcu_head *head)
@@ -461,6 +539,7 @@ static unsigned int kprobe_slots_move(struct kprobe_slot_cache *c,
 	struct kprobe_slot_chunk *chunk;
 	unsigned int i, moved = 0;
 
+	lockdep_assert_held(&c->mutex);
 	list_for_each_entry(chunk, &c->chunks, list) {
 		for (i = 0; i < chunk->nslots; i++) {
 			if (chunk->state[i] != from)
@@ -496,7 +575,7 @@ static void kprobe_slot_gc_work_fn(struct work_struct *work)
 			continue;
 		list_del_rcu(&chunk->list);
 		/* Readers only look at the descriptor, never into the chunk. */
-		execmem_free(chunk->base);
+		kprobe_slot_chunk_unmap(c, chunk);
 		call_rcu(&chunk->rcu, kprobe_slot_chunk_free_rcu);
 	}
 	mutex_unlock(&c->mutex);
@@ -507,6 +586,7 @@ static kprobe_opcode_t *kprobe_slot_take(struct kprobe_slot_cache *c)
 	struct kprobe_slot_chunk *chunk;
 	unsigned int i;
 
+	lockdep_assert_held(&c->mutex);
 	list_for_each_entry(chunk, &c->chunks, list) {
 		if (chunk->nused == chunk->nslots)
 			continue;
@@ -549,15 +629,15 @@ static kprobe_opcode_t *kprobe_slot_get(struct kprobe_slot_cache *c)
 	chunk = kzalloc(struct_size(chunk, state, nslots), GFP_KERNEL);
 	if (!chunk)
 		goto out;
-	chunk->base = arch_alloc_insn_pages(npages);
+	chunk->base = npages > 1 ? arch_alloc_insn_pages(npages) : NULL;
 	/*
 	 * Short of a large chunk, or the arch makes them one page at a time;
 	 * the state array sized for @nslots is then merely too long.
 	 */
-	if (!chunk->base && npages > 1) {
+	if (!chunk->base) {
 		npages = 1;
 		nslots = PAGE_SIZE / c->slot_size;
-		chunk->base = arch_alloc_insn_pages(1);
+		chunk->base = c->page_alloc();
 	}
 	if (!chunk->base) {
 		kfree(chunk);
@@ -580,7 +660,8 @@ kprobe_slot_in_chunk(const struct kprobe_slot_chunk *chunk, unsigned long addr)
 	return addr - (unsigned long)chunk->base < chunk->npages * PAGE_SIZE;
 }
 
-static void kprobe_slot_put(struct kprobe_slot_cache *c, kprobe_opcode_t *slot)
+static void kprobe_slot_put(struct kprobe_slot_cache *c, kprobe_opcode_t *slot,
+			    bool dirty)
 {
 	struct kprobe_slot_chunk *chunk;
 	unsigned long idx;
@@ -589,13 +670,20 @@ static void kprobe_slot_put(struct kprobe_slot_cache *c, kprobe_opcode_t *slot)
 	list_for_each_entry(chunk, &c->chunks, list) {
 		if (!kprobe_slot_in_chunk(chunk, (unsigned long)slot))
 			continue;
-		idx = (slot - chunk->base) / c->slot_size;
-		if (!WARN_ON_ONCE(chunk->state[idx] != KPROBE_SLOT_USED))
+		idx = ((void *)slot - chunk->base) / c->slot_size;
+		if (WARN_ON_ONCE(chunk->state[idx] != KPROBE_SLOT_USED))
+			break;
+		if (dirty) {
 			chunk->state[idx] = KPROBE_SLOT_DIRTY;
+		} else {
+			chunk->state[idx] = KPROBE_SLOT_FREE;
+			chunk->nused--;
+		}
 		break;
 	}
 	mutex_unlock(&c->mutex);
-	schedule_delayed_work(&c->gc, HZ);
+	if (dirty)
+		schedule_delayed_work(&c->gc, HZ);
 }
 
 static bool kprobe_slot_chunk_of(struct kprobe_slot_cache *c, unsigned long addr)
@@ -620,8 +708,8 @@ NOKPROBE_SYMBOL(kprobe_slot_chunk_of);
  * get_insn_slot() - allocate an out-of-line instruction slot
  *
  * Context: may sleep.
- * Return: a KPROBE_INSN_SLOT_SIZE byte executable slot filled with
- * breakpoints, or NULL.
+ * Return: a KPROBE_INSN_SLOT_SIZE byte executable slot (x86 fills fresh
+ * pages with int3), or NULL.
  */
 kprobe_opcode_t *get_insn_slot(void)
 {
@@ -631,13 +719,15 @@ kprobe_opcode_t *get_insn_slot(void)
 /**
  * free_insn_slot() - release a slot from get_insn_slot()
  * @slot: the slot
+ * @dirty: non-zero if the slot may have run: it is then reused only once
+ *	no task can still be executing in it; zero for a slot that never
+ *	held a live copy (an error path of arch_prepare_kprobe())
  *
- * The slot is reused only once no task can still be executing in it.
  * Context: may sleep.
  */
-void free_insn_slot(kprobe_opcode_t *slot)
+void free_insn_slot(kprobe_opcode_t *slot, int dirty)
 {
-	kprobe_slot_put(&kprobe_insn_slots, slot);
+	kprobe_slot_put(&kprobe_insn_slots, slot, dirty);
 }
 
 /**
@@ -659,8 +749,7 @@ NOKPROBE_SYMBOL(is_kprobe_insn_slot);
  * get_optinsn_slot() - allocate a jump-optimization detour buffer
  *
  * Context: may sleep.
- * Return: a KPROBE_OPTINSN_SLOT_SIZE byte executable slot filled with
- * breakpoints, or NULL.
+ * Return: an executable slot of the arch's detour size, or NULL.
  */
 kprobe_opcode_t *get_optinsn_slot(void)
 {
@@ -670,12 +759,13 @@ kprobe_opcode_t *get_optinsn_slot(void)
 /**
  * free_optinsn_slot() - release a slot from get_optinsn_slot()
  * @slot: the slot
+ * @dirty: as for free_insn_slot()
  *
  * Context: may sleep.
  */
-void free_optinsn_slot(kprobe_opcode_t *slot)
+void free_optinsn_slot(kprobe_opcode_t *slot, int dirty)
 {
-	kprobe_slot_put(&kprobe_optinsn_slots, slot);
+	kprobe_slot_put(&kprobe_optinsn_slots, slot, dirty);
 }
 
 /**
@@ -940,9 +1030,10 @@ int sysctl_kprobes_optimization __read_mostly = 1;
  * Jump optimization
  * -----------------
  * The optimizer work offers candidate sites to the arch, which builds a
- * detour for each one it can prove safe and publishes it in
- * site->ainsn.opt; from then on the breakpoint path runs the detour's copy
- * of the instructions, so no new task enters the bytes the jump will cover.
+ * detour (struct optimized_kprobe, kept in site->opt) for each one it can
+ * prove safe; on x86 the breakpoint path then runs the detour's copy of
+ * the instructions, so no new task enters the bytes the jump will cover
+ * (elsewhere the jump covers just the probed instruction).
  * One RCU and one tasks-RCU grace period later no task is inside them any
  * more (the optimizer epoch counts those waits), and the work writes the
  * jumps of all ready sites in one batch.
@@ -957,6 +1048,11 @@ int sysctl_kprobes_optimization __read_mostly = 1;
  */
 #define KPROBE_OPTIMIZE_DELAY	5
 
+/* How far back from an address a detour's bytes can reach, in opcodes. */
+#ifndef KPROBE_OPT_REGION_MAX
+#define KPROBE_OPT_REGION_MAX	MAX_INSN_SIZE
+#endif
+
 /* Detours taken from their sites, awaiting kprobe_opt_reap(); kprobe_mutex. */
 static LIST_HEAD(kprobe_opt_dropped);
 /*
@@ -970,17 +1066,27 @@ static unsigned long kprobe_opt_epoch = 1;
 static void kprobe_optimizer_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(kprobe_optimizer_work, kprobe_optimizer_fn);
 
-int __weak arch_prepare_optimized_kprobe(struct kprobe *p)
-{
-	return -EOPNOTSUPP;
-}
-
 void __weak arch_publish_optimized_kprobes(void)
 {
 }
 
 void __weak arch_prescan_optimized_kprobe(struct kprobe *p)
 {
+}
+
+/*
+ * An arch with no way to write the original bytes straight over a jump
+ * goes through its breakpoint: a CPU that traps in between finds no probe
+ * there and, as after any disarming, retries the instruction.
+ */
+void __weak arch_unoptimize_retired(struct list_head *oplist)
+{
+	struct optimized_kprobe *op;
+
+	list_for_each_entry(op, oplist, list) {
+		arch_unoptimize_kprobe(op);
+		arch_disarm_kprobe(&op->kp);
+	}
 }
 
 static void kprobe_optimizer_kick(void)
@@ -991,6 +1097,7 @@ static void kprobe_optimizer_kick(void)
 /* Should @site carry a jump?  kprobe_mutex held. */
 static bool site_opt_candidate(struct kprobe *site)
 {
+	lockdep_assert_held(&kprobe_mutex);
 	return sysctl_kprobes_optimization && site_armed(site) &&
 	       !kprobe_ftrace(site) && !site->post_handler;
 }
@@ -1003,6 +1110,7 @@ static bool site_opt_candidate(struct kprobe *site)
  */
 static void site_opt_prescan(struct kprobe *site)
 {
+	lockdep_assert_held(&kprobe_mutex);
 	if (sysctl_kprobes_optimization && !kprobe_ftrace(site) &&
 	    !site->post_handler)
 		arch_prescan_optimized_kprobe(site);
@@ -1046,21 +1154,32 @@ static int kprobe_site_addr_cmp(const void *a, const void *b)
 static void kprobe_opt_poke_sites(struct kprobe **sites, unsigned int n,
 				  bool jump)
 {
+	struct optimized_kprobe *op, *next;
+	LIST_HEAD(batch);
+	LIST_HEAD(done);
 	unsigned int i;
+
+	lockdep_assert_held(&kprobe_mutex);
 
 	if (!n)
 		return;
 	sort(sites, n, sizeof(*sites), kprobe_site_addr_cmp, NULL);
-	mutex_lock(&text_mutex);
 	for (i = 0; i < n; i++) {
-		if (jump)
-			arch_optimize_kprobe(sites[i]);
-		else
-			arch_unoptimize_kprobe(sites[i]);
+		list_add_tail(&sites[i]->opt->list, &batch);
 		site_set_optimized(sites[i], jump);
 	}
-	arch_optimize_kprobes_flush();
+	cpus_read_lock();
+	mutex_lock(&text_mutex);
+	if (jump)
+		arch_optimize_kprobes(&batch);
+	else
+		arch_unoptimize_kprobes(&batch, &done);
 	mutex_unlock(&text_mutex);
+	cpus_read_unlock();
+	/* A live site's detour is on none of the core's lists. */
+	list_splice_init(&done, &batch);
+	list_for_each_entry_safe(op, next, &batch, list)
+		list_del_init(&op->list);
 }
 
 /* Put @site's breakpoint back over its jump, right away. */
@@ -1077,7 +1196,7 @@ static void site_unoptimize(struct kprobe *site)
  */
 static void site_drop_detour(struct kprobe *site, bool poke)
 {
-	struct arch_optimized_insn *op = site->ainsn.opt;
+	struct optimized_kprobe *op = site->opt;
 
 	if (!op)
 		return;
@@ -1085,8 +1204,10 @@ static void site_drop_detour(struct kprobe *site, bool poke)
 		site_unoptimize(site);
 	else
 		site_set_optimized(site, false);
-	WRITE_ONCE(site->ainsn.opt, NULL);
-	list_add_tail(&op->link, &kprobe_opt_dropped);
+	/* A CPU still inside the detour runs no handler from now on. */
+	WRITE_ONCE(op->kp.flags, op->kp.flags | KPROBE_FLAG_DISABLED);
+	WRITE_ONCE(site->opt, NULL);
+	list_add_tail(&op->list, &kprobe_opt_dropped);
 	kprobe_optimizer_kick();
 }
 
@@ -1101,22 +1222,23 @@ static void site_drop_detour(struct kprobe *site, bool poke)
  */
 static void site_retire_jump(struct kprobe *site)
 {
-	struct arch_optimized_insn *op = site->ainsn.opt;
+	struct optimized_kprobe *op = site->opt;
 
 	site_set_optimized(site, false);
-	WRITE_ONCE(site->ainsn.opt, NULL);
-	list_add_tail(&op->link, &kprobe_opt_retired);
+	WRITE_ONCE(op->kp.flags, op->kp.flags | KPROBE_FLAG_DISABLED);
+	WRITE_ONCE(site->opt, NULL);
+	list_add_tail(&op->list, &kprobe_opt_retired);
 	kprobe_optimizer_kick();
 }
 
 static int kprobe_detour_addr_cmp(void *priv, const struct list_head *a,
 				  const struct list_head *b)
 {
-	const struct arch_optimized_insn *x, *y;
+	const struct optimized_kprobe *x, *y;
 
-	x = list_entry(a, struct arch_optimized_insn, link);
-	y = list_entry(b, struct arch_optimized_insn, link);
-	return x->addr > y->addr;
+	x = list_entry(a, struct optimized_kprobe, list);
+	y = list_entry(b, struct optimized_kprobe, list);
+	return x->kp.addr > y->kp.addr;
 }
 
 /*
@@ -1127,16 +1249,15 @@ static int kprobe_detour_addr_cmp(void *priv, const struct list_head *a,
  */
 static void kprobe_opt_unjump_retired(void)
 {
-	struct arch_optimized_insn *op;
-
+	lockdep_assert_held(&kprobe_mutex);
 	if (list_empty(&kprobe_opt_retired))
 		return;
 	list_sort(NULL, &kprobe_opt_retired, kprobe_detour_addr_cmp);
+	cpus_read_lock();
 	mutex_lock(&text_mutex);
-	list_for_each_entry(op, &kprobe_opt_retired, link)
-		arch_unoptimize_detour(op);
-	arch_optimize_kprobes_flush();
+	arch_unoptimize_retired(&kprobe_opt_retired);
 	mutex_unlock(&text_mutex);
+	cpus_read_unlock();
 	list_splice_tail_init(&kprobe_opt_retired, &kprobe_opt_dropped);
 }
 
@@ -1147,11 +1268,13 @@ static void kprobe_opt_unjump_retired(void)
 static void kprobe_opt_forget_retired(bool (*inside)(unsigned long, void *),
 				      void *arg)
 {
-	struct arch_optimized_insn *op, *next;
+	struct optimized_kprobe *op, *next;
 
-	list_for_each_entry_safe(op, next, &kprobe_opt_retired, link) {
-		if (inside((unsigned long)op->addr, arg))
-			list_move_tail(&op->link, &kprobe_opt_dropped);
+	lockdep_assert_held(&kprobe_mutex);
+
+	list_for_each_entry_safe(op, next, &kprobe_opt_retired, list) {
+		if (inside((unsigned long)op->kp.addr, arg))
+			list_move_tail(&op->list, &kprobe_opt_dropped);
 	}
 }
 
@@ -1167,7 +1290,8 @@ static void kprobe_opt_clear_around(kprobe_opcode_t *addr)
 
 	for (back = 1; back < KPROBE_OPT_REGION_MAX; back++) {
 		site = get_kprobe(addr - back);
-		if (site && site->ainsn.opt && back < site->ainsn.opt->len)
+		if (site && site->opt &&
+		    arch_within_optimized_kprobe(site->opt, addr))
 			site_drop_detour(site, true);
 	}
 }
@@ -1206,7 +1330,7 @@ static void kprobe_opt_retry_all(void)
  */
 static void kprobe_opt_reap(void)
 {
-	struct arch_optimized_insn *op, *next;
+	struct optimized_kprobe *op, *next;
 	LIST_HEAD(dead);
 
 	mutex_lock(&kprobe_mutex);
@@ -1217,9 +1341,75 @@ static void kprobe_opt_reap(void)
 	/* Handlers run with interrupts off; the copies preemptible. */
 	synchronize_rcu();
 	synchronize_rcu_tasks();
-	list_for_each_entry_safe(op, next, &dead, link)
-		arch_free_optimized_insn(op);
+	list_for_each_entry_safe(op, next, &dead, list) {
+		arch_remove_optimized_kprobe(op);
+		kfree(op);
+	}
 }
+
+/*
+ * Make @site's detour: the arch sees a copy of the site in op->kp, as it
+ * would see an aggregate probe of its own, and the site itself as @orig,
+ * where it may keep what it learnt of the text.  kprobe_mutex held.
+ */
+static int kprobe_opt_build(struct kprobe *site)
+{
+	struct optimized_kprobe *op;
+	int ret;
+
+	lockdep_assert_held(&kprobe_mutex);
+
+	op = kzalloc(sizeof(*op), GFP_KERNEL);
+	if (!op)
+		return -ENOMEM;
+	INIT_LIST_HEAD(&op->list);
+	INIT_HLIST_NODE(&op->kp.hlist);
+	INIT_LIST_HEAD(&op->kp.list);
+	op->kp.addr = site->addr;
+	op->kp.opcode = site->opcode;
+	op->kp.ainsn = site->ainsn;
+	op->kp.flags = site->flags & KPROBE_FLAG_ON_FUNC_ENTRY;
+	op->kp.pre_handler = opt_pre_handler;
+
+	ret = arch_check_optimized_kprobe(op);
+	if (!ret)
+		ret = arch_prepare_optimized_kprobe(op, site);
+	if (!ret && !arch_prepared_optinsn(&op->optinsn))
+		ret = -EOPNOTSUPP;
+	if (ret) {
+		kfree(op);
+		return ret;
+	}
+	/* What the arch noted in the site, its detour code reads in op->kp. */
+	op->kp.ainsn = site->ainsn;
+	op->epoch = kprobe_opt_epoch;
+	WRITE_ONCE(site->opt, op);
+	return 0;
+}
+
+/**
+ * opt_pre_handler() - run the handlers of an optimized site
+ * @p: the detour's kprobe (&op->kp), set as current_kprobe by the arch
+ * @regs: registers as the arch's detour presents them
+ *
+ * The site is looked up again: the detour may outlive it, and a detour
+ * whose site is gone or changed was marked disabled when it was dropped.
+ * Context: the arch's detour callback, preemption off.
+ * Return: 0; a detour cannot honour a redirection of regs' ip.
+ */
+int opt_pre_handler(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kprobe *site;
+
+	if (kprobe_disabled(p))
+		return 0;
+	site = get_kprobe(p->addr);
+	if (site && !kprobe_disabled(site) && site->pre_handler)
+		site->pre_handler(site, regs);
+	return 0;
+}
+
+NOKPROBE_SYMBOL(opt_pre_handler);
 
 /*
  * Build detours for the candidates in bucket @i that have none.  Returns
@@ -1235,11 +1425,13 @@ static unsigned int kprobe_opt_prepare_bucket(unsigned int i, bool *waiting)
 	struct kprobe *site;
 	int ret;
 
+	lockdep_assert_held(&kprobe_mutex);
+
 	hlist_for_each_entry(site, &kprobe_table[i], hlist) {
 		if (!site_opt_candidate(site) ||
 		    (site->flags & KPROBE_FLAG_OPT_REFUSED))
 			continue;
-		if (!site->ainsn.opt) {
+		if (!site->opt) {
 			/*
 			 * The analysis reads the text, and unregistrations
 			 * may have retired jumps while the mutex was free.
@@ -1250,15 +1442,15 @@ static unsigned int kprobe_opt_prepare_bucket(unsigned int i, bool *waiting)
 				kprobe_opt_unjump_retired();
 				text_clean = true;
 			}
-			ret = arch_prepare_optimized_kprobe(site);
-			if (ret == -EOPNOTSUPP)
+			ret = kprobe_opt_build(site);
+			/* Only a shortage of memory may go away by itself. */
+			if (ret && ret != -ENOMEM)
 				site->flags |= KPROBE_FLAG_OPT_REFUSED;
 			if (ret)
 				continue;
-			site->ainsn.opt->epoch = kprobe_opt_epoch;
 			built++;
 		}
-		if (site->ainsn.opt->epoch >= kprobe_opt_epoch)
+		if (site->opt->epoch >= kprobe_opt_epoch)
 			*waiting = true;
 	}
 	if (text_clean)
@@ -1269,10 +1461,11 @@ static unsigned int kprobe_opt_prepare_bucket(unsigned int i, bool *waiting)
 /* Does kprobe_opt_poke_all(@jump) change @site?  kprobe_mutex held. */
 static bool kprobe_opt_poke_wanted(struct kprobe *site, bool jump)
 {
+	lockdep_assert_held(&kprobe_mutex);
 	if (!jump)
 		return kprobe_optimized(site);
 	return !kprobe_optimized(site) && site_opt_candidate(site) &&
-	       site->ainsn.opt && site->ainsn.opt->epoch < kprobe_opt_epoch;
+	       site->opt && site->opt->epoch < kprobe_opt_epoch;
 }
 
 /*
@@ -1283,6 +1476,8 @@ static void kprobe_opt_poke_all(bool jump)
 {
 	unsigned int i, n = 0, max = 0;
 	struct kprobe **sites, *site;
+
+	lockdep_assert_held(&kprobe_mutex);
 
 	for (i = 0; i < KPROBE_TABLE_SIZE; i++)
 		hlist_for_each_entry(site, &kprobe_table[i], hlist)
@@ -1378,6 +1573,7 @@ static void kprobe_optimizer_fn(struct work_struct *work)
  */
 static void __kprobe_optimization_apply(void)
 {
+	lockdep_assert_held(&kprobe_mutex);
 	if (sysctl_kprobes_optimization) {
 		kprobe_opt_retry_all();
 		kprobe_optimizer_kick();
@@ -1467,9 +1663,36 @@ static void kprobe_opt_forget_retired(bool (*inside)(unsigned long, void *),
 }
 #endif
 
+/*
+ * Write or remove a site's breakpoint, or attach it to or detach it from
+ * the ftrace_ops.  Backends patch text with stop_machine() (arm64, arm,
+ * s390) or check that text_mutex is held (riscv), so the breakpoint
+ * writes take both; ftrace takes text_mutex itself, so its sites must not.
+ */
+static void site_write_breakpoint(struct kprobe *site, bool arm)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	if (kprobe_ftrace(site)) {
+		if (!arm)
+			kprobe_ftrace_disarm(site);
+		else if (kprobe_ftrace_arm(site))
+			WARN_ONCE(1, "kprobes: cannot attach %pS through ftrace\n",
+				  site->addr);
+		return;
+	}
+	cpus_read_lock();
+	mutex_lock(&text_mutex);
+	if (arm)
+		arch_arm_kprobe(site);
+	else
+		arch_disarm_kprobe(site);
+	mutex_unlock(&text_mutex);
+	cpus_read_unlock();
+}
+
 static void site_arm(struct kprobe *site)
 {
-	arch_arm_kprobe(site);
+	site_write_breakpoint(site, true);
 	if (site_opt_candidate(site))
 		kprobe_optimizer_kick();
 }
@@ -1478,7 +1701,7 @@ static void site_arm(struct kprobe *site)
 static void site_disarm(struct kprobe *site)
 {
 	site_drop_detour(site, true);
-	arch_disarm_kprobe(site);
+	site_write_breakpoint(site, false);
 }
 
 /* Write or remove @site's breakpoint to follow a change of site_armed(). */
@@ -1500,6 +1723,8 @@ static void kprobe_group_refresh(struct kprobe_group *grp)
 	kprobe_post_handler_t post = NULL;
 	bool all_disabled = true;
 	struct kprobe *member;
+
+	lockdep_assert_held(&kprobe_mutex);
 
 	list_for_each_entry(member, &grp->members, list) {
 		if (member->post_handler)
@@ -1523,9 +1748,12 @@ static void kprobe_group_refresh(struct kprobe_group *grp)
  * @name: "symbol" or "module:symbol"
  * @offset: unused; the caller adds it
  *
+ * powerpc replaces it (function descriptors, local entry points).
+ *
  * Return: the symbol's address, or NULL.
  */
-kprobe_opcode_t *kprobe_lookup_name(const char *name, unsigned int offset)
+kprobe_opcode_t * __weak kprobe_lookup_name(const char *name,
+					    unsigned int offset)
 {
 	return (kprobe_opcode_t *)kallsyms_lookup_name(name);
 }
@@ -1653,6 +1881,8 @@ static struct kprobe *kprobe_find_site(struct kprobe *p)
 {
 	struct kprobe *site, *member;
 
+	lockdep_assert_held(&kprobe_mutex);
+
 	if (!p->addr)
 		return NULL;
 	hlist_for_each_entry(site, kprobe_bucket(p->addr), hlist) {
@@ -1679,6 +1909,62 @@ int __weak arch_prepare_kprobe_ftrace(struct kprobe *p)
 	return -EOPNOTSUPP;
 }
 
+#ifdef CONFIG_KPROBES_ON_FTRACE
+/*
+ * ftrace-based sites are all filtered into one ftrace_ops whose callback
+ * is the arch's kprobe_ftrace_handler(); it is registered while at least
+ * one such site is armed.  kprobe_mutex serialises both.
+ */
+static struct ftrace_ops kprobe_ftrace_ops __read_mostly = {
+	.func = kprobe_ftrace_handler,
+	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+};
+
+static unsigned int kprobe_ftrace_armed;
+
+static int kprobe_ftrace_arm(struct kprobe *site)
+{
+	unsigned long ip = (unsigned long)site->addr;
+	int ret;
+
+	lockdep_assert_held(&kprobe_mutex);
+	ret = ftrace_set_filter_ip(&kprobe_ftrace_ops, ip, 0, 0);
+	if (ret)
+		return ret;
+	if (!kprobe_ftrace_armed) {
+		ret = register_ftrace_function(&kprobe_ftrace_ops);
+		if (ret) {
+			ftrace_set_filter_ip(&kprobe_ftrace_ops, ip, 1, 0);
+			return ret;
+		}
+	}
+	kprobe_ftrace_armed++;
+	return 0;
+}
+
+static void kprobe_ftrace_disarm(struct kprobe *site)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	if (WARN_ON_ONCE(!kprobe_ftrace_armed))
+		return;
+	if (kprobe_ftrace_armed == 1)
+		WARN_ON_ONCE(unregister_ftrace_function(&kprobe_ftrace_ops));
+	kprobe_ftrace_armed--;
+	WARN_ON_ONCE(ftrace_set_filter_ip(&kprobe_ftrace_ops,
+					  (unsigned long)site->addr, 1, 0));
+}
+
+#else
+static int kprobe_ftrace_arm(struct kprobe *site)
+{
+	return -ENODEV;
+}
+
+static void kprobe_ftrace_disarm(struct kprobe *site)
+{
+}
+#endif
+
 /*
  * Set up how @p's instruction is carried out: through ftrace where the arch
  * can do so (ftrace owns its call sites and rewrites them at will),
@@ -1686,15 +1972,30 @@ int __weak arch_prepare_kprobe_ftrace(struct kprobe *p)
  */
 static int kprobe_prepare_site(struct kprobe *p)
 {
+	int ret;
+
+	/* Backends start from a zeroed @ainsn; a re-registered probe has one. */
+	memset(&p->ainsn, 0, sizeof(p->ainsn));
+
 	if (IS_ENABLED(CONFIG_KPROBES_ON_FTRACE) &&
 	    !READ_ONCE(kprobe_ftrace_disabled) &&
 	    ftrace_location((unsigned long)p->addr) == (unsigned long)p->addr) {
-		int ret = arch_prepare_kprobe_ftrace(p);
-
+		p->flags |= KPROBE_FLAG_FTRACE;
+		ret = arch_prepare_kprobe_ftrace(p);
 		if (ret != -EOPNOTSUPP)
 			return ret;
+		p->flags &= ~KPROBE_FLAG_FTRACE;
 	}
-	return arch_prepare_kprobe(p);
+	/*
+	 * Backends write the slot with their text-patching helpers: riscv
+	 * checks text_mutex, csky uses stop_machine().
+	 */
+	cpus_read_lock();
+	mutex_lock(&text_mutex);
+	ret = arch_prepare_kprobe(p);
+	mutex_unlock(&text_mutex);
+	cpus_read_unlock();
+	return ret;
 }
 
 /*
@@ -1720,6 +2021,11 @@ static struct kprobe *kprobe_make_group(struct kprobe *lone)
 	grp->kp.addr = lone->addr;
 	grp->kp.opcode = lone->opcode;
 	grp->kp.ainsn = lone->ainsn;
+#ifdef CONFIG_OPTPROBES
+	/* The detour moves with the site; @lone is a member from now on. */
+	grp->kp.opt = lone->opt;
+	lone->opt = NULL;
+#endif
 	grp->kp.flags = lone->flags &
 		(KPROBE_FLAG_DISABLED | KPROBE_FLAG_ON_FUNC_ENTRY |
 		 KPROBE_FLAG_FTRACE | KPROBE_FLAG_OPTIMIZED |
@@ -1740,6 +2046,8 @@ static struct kprobe *kprobe_make_group(struct kprobe *lone)
 static int kprobe_join_site(struct kprobe *site, struct kprobe *p)
 {
 	bool was_armed = site_armed(site);
+
+	lockdep_assert_held(&kprobe_mutex);
 
 	/* The detour runs no post_handler: back to the breakpoint first. */
 	if (p->post_handler)
@@ -1790,6 +2098,9 @@ static int __register_kprobe(struct kprobe *p)
 		p->flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
 	INIT_HLIST_NODE(&p->hlist);
 	INIT_LIST_HEAD(&p->list);
+#ifdef CONFIG_OPTPROBES
+	p->opt = NULL;
+#endif
 
 	site = get_kprobe(addr);
 	if (site) {
@@ -1800,7 +2111,7 @@ static int __register_kprobe(struct kprobe *p)
 	kprobe_opt_clear_around(addr);
 	ret = kprobe_prepare_site(p);
 	if (ret)
-		goto out;
+		goto out;	/* nothing to undo: arch_remove_kprobe() is not for failures */
 	site_opt_prescan(p);
 	hlist_add_head_rcu(&p->hlist, kprobe_bucket(addr));
 	if (site_armed(p))
@@ -1843,6 +2154,7 @@ EXPORT_SYMBOL_GPL(register_kprobe);
  */
 static void site_unhash(struct kprobe *site, bool was_armed)
 {
+	lockdep_assert_held(&kprobe_mutex);
 	if (kprobe_optimized(site))
 		site_retire_jump(site);
 	else if (was_armed)
@@ -1860,6 +2172,8 @@ static bool kprobe_detach(struct kprobe *p)
 	struct kprobe_group *grp;
 	struct kprobe *site;
 	bool was_armed;
+
+	lockdep_assert_held(&kprobe_mutex);
 
 	site = kprobe_find_site(p);
 	if (!site)
@@ -1891,6 +2205,7 @@ static bool kprobe_detach(struct kprobe *p)
  */
 static void kprobe_release(struct kprobe *p)
 {
+	lockdep_assert_held(&kprobe_mutex);
 	if (p->hlist.pprev) {
 		/* A lone site: it owned its arch resources. */
 		arch_remove_kprobe(p);
@@ -2038,7 +2353,9 @@ EXPORT_SYMBOL_GPL(enable_kprobe);
 /* Kretprobes                                                             */
 /* ---------------------------------------------------------------------- */
 
-#if defined(CONFIG_KRETPROBES) && defined(CONFIG_KRETPROBE_ON_RETHOOK)
+#ifdef CONFIG_KRETPROBES
+
+#ifdef CONFIG_KRETPROBE_ON_RETHOOK
 
 /*
  * A kretprobe is a kprobe on the function entry whose pre_handler takes an
@@ -2080,20 +2397,320 @@ static void kretprobe_return(struct rethook_node *rhn, void *data,
 			     unsigned long ret_addr, struct pt_regs *regs)
 {
 	struct kretprobe *rp = data;
+	struct kprobe *outer;
 
 	if (!rp || !rp->handler)
 		return;
-	/* A return inside another probe's handler must not recurse. */
-	if (unlikely(kprobe_running())) {
+	/*
+	 * A return inside another probe's handler must not recurse.  On
+	 * powerpc the rethook trampoline is itself a probe, whose handler
+	 * brings us here: that one does not count.
+	 */
+	outer = kprobe_running();
+	if (unlikely(outer) &&
+	    !is_rethook_trampoline((unsigned long)outer->addr)) {
 		rp->nmissed++;
 		return;
 	}
 	__this_cpu_write(current_kprobe, &rp->kp);
 	rp->handler(container_of(rhn, struct kretprobe_instance, node), regs);
-	reset_current_kprobe();
+	__this_cpu_write(current_kprobe, outer);
 }
 
 NOKPROBE_SYMBOL(kretprobe_return);
+
+static int kretprobe_alloc_instances(struct kretprobe *rp, int num)
+{
+	rp->rh = rethook_alloc(rp, kretprobe_return,
+			       sizeof(struct kretprobe_instance) + rp->data_size,
+			       num);
+	if (IS_ERR(rp->rh)) {
+		int ret = PTR_ERR(rp->rh);
+
+		rp->rh = NULL;
+		return ret;
+	}
+	return 0;
+}
+
+/* Returns still in flight skip the handler from now on. */
+static void kretprobe_stop_instances(struct kretprobe *rp)
+{
+	if (rp->rh) {
+		rethook_stop(rp->rh);
+		WRITE_ONCE(rp->rh->data, NULL);
+	}
+}
+
+/* After a grace period since kretprobe_stop_instances(). */
+static void kretprobe_free_instances(struct kretprobe *rp)
+{
+	if (!rp->rh)
+		return;
+	rethook_free(rp->rh);
+	rp->rh = NULL;
+}
+
+#else /* !CONFIG_KRETPROBE_ON_RETHOOK */
+
+/*
+ * Architectures without rethook divert returns themselves.  Each
+ * kretprobe owns a pool of instances (struct kretprobe_pool, an objpool:
+ * lockless, usable from any context).  The entry probe takes one, lets
+ * arch_prepare_kretprobe() save the real return address in it and point
+ * the return at __kretprobe_trampoline, and pushes it on the calling
+ * task's kretprobe_instances list.  That list is a stack only its own
+ * task (and interrupts nested on it, which push and pop in pairs) ever
+ * changes, so plain llist operations do.
+ *
+ * Instances outlive their kretprobe when calls are still in flight at
+ * unregistration: pool->rp goes NULL first, and after a grace period the
+ * pool is finished with objpool_fini().  An instance coming back later
+ * is dropped instead of pushed (objpool_drop()), and the last one frees
+ * the pool.  Whoever gives one back does so inside an RCU read-side
+ * section, so it either saw pool->rp and pushed before the fini, or saw
+ * NULL.
+ */
+struct kretprobe_pool {
+	struct kretprobe __rcu *rp;
+	struct objpool_head objpool;
+};
+
+/* parisc also puts the real return address back in a register here. */
+void __weak arch_kretprobe_fixup_return(struct pt_regs *regs,
+					kprobe_opcode_t *correct_ret_addr)
+{
+}
+
+static int kretprobe_pool_init_obj(void *obj, void *context)
+{
+	struct kretprobe_instance *ri = obj;
+
+	ri->pool = context;
+	return 0;
+}
+
+static int kretprobe_pool_release(struct objpool_head *head, void *context)
+{
+	kfree(context);
+	return 0;
+}
+
+/**
+ * kretprobe_of_instance() - the kretprobe an instance belongs to
+ * @ri: an instance
+ *
+ * Context: RCU read side (kretprobe handlers qualify).
+ * Return: the kretprobe, or NULL once it is being unregistered.
+ */
+struct kretprobe *kretprobe_of_instance(struct kretprobe_instance *ri)
+{
+	return rcu_dereference_check(ri->pool->rp, rcu_read_lock_any_held());
+}
+
+NOKPROBE_SYMBOL(kretprobe_of_instance);
+
+/* Back to its pool, or to the pool's end if the kretprobe is gone. */
+static void kretprobe_recycle(struct kretprobe_instance *ri)
+{
+	struct kretprobe_pool *pool = ri->pool;
+
+	rcu_read_lock();
+	if (rcu_dereference(pool->rp))
+		objpool_push(ri, &pool->objpool);
+	else
+		objpool_drop(ri, &pool->objpool);
+	rcu_read_unlock();
+}
+
+NOKPROBE_SYMBOL(kretprobe_recycle);
+
+static int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
+	struct kretprobe_instance *ri;
+
+	ri = objpool_pop(&rp->pool->objpool);
+	if (unlikely(!ri)) {
+		/* Statistics only: a lost increment under contention is fine. */
+		rp->nmissed++;
+		return 0;
+	}
+	ri->task = current;
+	if (rp->entry_handler && rp->entry_handler(ri, regs)) {
+		objpool_push(ri, &rp->pool->objpool);
+		return 0;
+	}
+	arch_prepare_kretprobe(ri, regs);
+	__llist_add(&ri->llist, &current->kretprobe_instances);
+	return 0;
+}
+
+NOKPROBE_SYMBOL(kretprobe_entry);
+
+/*
+ * The instance of the call returning now: the newest one made from
+ * @frame_pointer, or simply the newest when the arch keeps no frame.
+ * Newer ones with another frame belong to calls that will never return
+ * through the trampoline (their frames were abandoned).
+ */
+static struct llist_node *kretprobe_match(struct llist_node *node,
+					  void *frame_pointer)
+{
+	struct kretprobe_instance *ri;
+
+	for (; node; node = node->next) {
+		ri = container_of(node, struct kretprobe_instance, llist);
+		if (!frame_pointer || ri->fp == frame_pointer)
+			return node;
+	}
+	return NULL;
+}
+
+NOKPROBE_SYMBOL(kretprobe_match);
+
+/**
+ * __kretprobe_trampoline_handler() - run the handler of a diverted return
+ * @regs: registers at the trampoline
+ * @frame_pointer: the returning call's frame, as saved in @ri->fp, or NULL
+ *
+ * Sets regs' instruction pointer to the real return address for the
+ * handler, runs it with the kretprobe as current_kprobe, and gives the
+ * instance (and any abandoned newer ones) back.  Without a matching
+ * instance the return address is lost, and the kernel cannot go on.
+ * Context: the arch's trampoline path, preemption off; the caller has
+ * marked this CPU busy (kretprobe_trampoline_handler()) or runs as a
+ * probe handler itself.
+ * Return: the real return address.
+ */
+unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
+					     void *frame_pointer)
+{
+	struct llist_head *stack = &current->kretprobe_instances;
+	struct llist_node *node, *match, *next;
+	struct kretprobe_instance *ri;
+	struct kprobe *outer;
+	struct kretprobe *rp;
+	unsigned long ret;
+
+	node = stack->first;
+	match = kretprobe_match(node, frame_pointer);
+	/* There is no way back to the caller without its address. */
+	if (unlikely(!match))
+		panic("kretprobe: a diverted return has no instance\n");
+	ri = container_of(match, struct kretprobe_instance, llist);
+	ret = (unsigned long)ri->ret_addr;
+
+	instruction_pointer_set(regs, ret);
+	arch_kretprobe_fixup_return(regs, ri->ret_addr);
+	/*
+	 * The instance stays on the list while the handler runs: a stack
+	 * trace taken there unwinds through the trampoline with its help.
+	 * No other instance can come or go meanwhile, as this CPU counts as
+	 * running a probe.
+	 */
+	rp = kretprobe_of_instance(ri);
+	if (rp && rp->handler) {
+		outer = kprobe_running();
+		__this_cpu_write(current_kprobe, &rp->kp);
+		rp->handler(ri, regs);
+		__this_cpu_write(current_kprobe, outer);
+	}
+	stack->first = match->next;
+
+	for (; node != match->next; node = next) {
+		next = node->next;
+		kretprobe_recycle(container_of(node, struct kretprobe_instance,
+					       llist));
+	}
+	return ret;
+}
+
+NOKPROBE_SYMBOL(__kretprobe_trampoline_handler);
+
+/**
+ * kretprobe_find_ret_addr() - the real return address behind a trampoline
+ * @tsk: the task whose stack is being unwound (current, or one that
+ *	cannot run meanwhile)
+ * @fp: the frame the unwinder is at, or NULL to take the next instance
+ * @cur: the unwinder's cursor: NULL to start with the newest instance;
+ *	moved past the one found
+ *
+ * Return: the return address saved for the next diverted call made from
+ * @fp, or 0 if there is none.
+ */
+unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
+				      struct llist_node **cur)
+{
+	struct llist_node *node;
+
+	node = *cur ? (*cur)->next : READ_ONCE(tsk->kretprobe_instances.first);
+	node = kretprobe_match(node, fp);
+	if (!node)
+		return 0;
+	*cur = node;
+	return (unsigned long)container_of(node, struct kretprobe_instance,
+					   llist)->ret_addr;
+}
+
+NOKPROBE_SYMBOL(kretprobe_find_ret_addr);
+
+/**
+ * kprobe_flush_task() - give back the instances of an exiting task
+ * @tk: a task that will never run again
+ *
+ * Context: called by kernel/exit.c when the task is freed.
+ */
+void kprobe_flush_task(struct task_struct *tk)
+{
+	struct llist_node *node, *next;
+
+	node = llist_del_all(&tk->kretprobe_instances);
+	for (; node; node = next) {
+		next = node->next;
+		kretprobe_recycle(container_of(node, struct kretprobe_instance,
+					       llist));
+	}
+}
+
+NOKPROBE_SYMBOL(kprobe_flush_task);
+
+static int kretprobe_alloc_instances(struct kretprobe *rp, int num)
+{
+	struct kretprobe_pool *pool;
+
+	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
+	if (!pool)
+		return -ENOMEM;
+	RCU_INIT_POINTER(pool->rp, rp);
+	if (objpool_init(&pool->objpool, num,
+			 sizeof(struct kretprobe_instance) + rp->data_size,
+			 GFP_KERNEL, pool, kretprobe_pool_init_obj,
+			 kretprobe_pool_release)) {
+		kfree(pool);
+		return -ENOMEM;
+	}
+	rp->pool = pool;
+	return 0;
+}
+
+/* Returns still in flight skip the handler from now on. */
+static void kretprobe_stop_instances(struct kretprobe *rp)
+{
+	if (rp->pool)
+		rcu_assign_pointer(rp->pool->rp, NULL);
+}
+
+/* After a grace period since kretprobe_stop_instances(). */
+static void kretprobe_free_instances(struct kretprobe *rp)
+{
+	if (!rp->pool)
+		return;
+	objpool_fini(&rp->pool->objpool);
+	rp->pool = NULL;
+}
+
+#endif /* CONFIG_KRETPROBE_ON_RETHOOK */
 
 bool __weak arch_kretprobe_blacklisted(unsigned long addr)
 {
@@ -2104,7 +2721,7 @@ static int kretprobe_prepare(struct kretprobe *rp)
 {
 	bool on_entry = false;
 	kprobe_opcode_t *addr;
-	int num;
+	int num, ret;
 
 	addr = kprobe_resolve(rp->kp.addr, rp->kp.symbol_name, rp->kp.offset,
 			      &on_entry);
@@ -2118,15 +2735,9 @@ static int kretprobe_prepare(struct kretprobe *rp)
 	num = rp->maxactive;
 	if (num <= 0)
 		num = max_t(int, 10, 2 * num_possible_cpus());
-	rp->rh = rethook_alloc(rp, kretprobe_return,
-			       sizeof(struct kretprobe_instance) + rp->data_size,
-			       num);
-	if (IS_ERR(rp->rh)) {
-		int ret = PTR_ERR(rp->rh);
-
-		rp->rh = NULL;
+	ret = kretprobe_alloc_instances(rp, num);
+	if (ret)
 		return ret;
-	}
 	rp->nmissed = 0;
 	rp->kp.pre_handler = kretprobe_entry;
 	rp->kp.post_handler = NULL;
@@ -2135,10 +2746,8 @@ static int kretprobe_prepare(struct kretprobe *rp)
 
 static void kretprobe_discard(struct kretprobe *rp)
 {
-	if (!rp->rh)
-		return;
-	rethook_free(rp->rh);
-	rp->rh = NULL;
+	kretprobe_stop_instances(rp);
+	kretprobe_free_instances(rp);
 }
 
 /**
@@ -2203,10 +2812,7 @@ static void kretprobe_detach(struct kretprobe *rp)
 		rp->kp.addr = NULL;
 		return;
 	}
-	if (rp->rh) {
-		rethook_stop(rp->rh);
-		WRITE_ONCE(rp->rh->data, NULL);
-	}
+	kretprobe_stop_instances(rp);
 }
 
 /**
@@ -2254,14 +2860,14 @@ static bool __maybe_unused kprobe_is_kretprobe(struct kprobe *p)
 	return p->pre_handler == kretprobe_entry;
 }
 
-#else
+#else /* !CONFIG_KRETPROBES */
 
 static bool __maybe_unused kprobe_is_kretprobe(struct kprobe *p)
 {
 	return false;
 }
 
-#endif /* CONFIG_KRETPROBES && CONFIG_KRETPROBE_ON_RETHOOK */
+#endif /* CONFIG_KRETPROBES */
 
 /* ---------------------------------------------------------------------- */
 /* Text going away: modules, __init                                       */
@@ -2282,7 +2888,7 @@ static void kprobe_retire_site(struct kprobe *site, bool pokeable)
 
 	site_drop_detour(site, pokeable);
 	if (site_armed(site) && (pokeable || kprobe_ftrace(site)))
-		arch_disarm_kprobe(site);
+		site_write_breakpoint(site, false);
 	site->flags |= KPROBE_FLAG_GONE;
 	if (!kprobe_is_group(site))
 		return;
@@ -2452,6 +3058,8 @@ static size_t kprobe_list_count(void)
 	struct kprobe *site;
 	size_t count = 0;
 	unsigned int b;
+
+	lockdep_assert_held(&kprobe_mutex);
 
 	for (b = 0; b < KPROBE_TABLE_SIZE; b++)
 		hlist_for_each_entry(site, &kprobe_table[b], hlist)
@@ -2647,6 +3255,30 @@ late_initcall(kprobes_debugfs_init);
 /* Boot                                                                   */
 /* ---------------------------------------------------------------------- */
 
+int __init __weak arch_init_kprobes(void)
+{
+	return 0;
+}
+
+/*
+ * arc, mips, s390, sh and sparc reach their breakpoint and single-step
+ * handlers through notify_die(); the arch's kprobe_exceptions_notify()
+ * does the work.  Elsewhere nobody overrides this default.
+ */
+int __weak kprobe_exceptions_notify(struct notifier_block *self,
+				    unsigned long val, void *data)
+{
+	return NOTIFY_DONE;
+}
+
+NOKPROBE_SYMBOL(kprobe_exceptions_notify);
+
+static struct notifier_block kprobe_exceptions_nb = {
+	.notifier_call = kprobe_exceptions_notify,
+	/* Before any other die notifier: a probe's trap is nobody else's. */
+	.priority = INT_MAX,
+};
+
 static int __init init_kprobes(void)
 {
 	unsigned int i;
@@ -2662,6 +3294,14 @@ static int __init init_kprobes(void)
 		return ret;
 	}
 
+#ifdef CONFIG_OPTPROBES
+	kprobe_optinsn_slots.slot_size = KPROBE_OPTINSN_BYTES;
+#endif
+
+	ret = register_die_notifier(&kprobe_exceptions_nb);
+	if (ret)
+		return ret;
+
 	ret = kprobes_module_notifier_init();
 	if (ret)
 		return ret;
@@ -2671,6 +3311,11 @@ static int __init init_kprobes(void)
 	mutex_lock(&kprobe_mutex);
 	kprobes_initialized = true;
 	mutex_unlock(&kprobe_mutex);
+
+	/* Some arches register a probe of their own here (their trampoline). */
+	ret = arch_init_kprobes();
+	if (ret)
+		pr_err("arch_init_kprobes() failed: %d\n", ret);
 	return 0;
 }
 early_initcall(init_kprobes);

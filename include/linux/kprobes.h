@@ -7,9 +7,12 @@
  * Who includes this header, and what they rely on, in every configuration
  * (keep all of them building when changing anything here):
  *
- *  arch/x86/kernel/traps.c      kprobe_int3_handler(), kprobe_running(),
- *                               kprobe_fault_handler()
- *  arch/x86/mm/fault.c          kprobe_page_fault()
+ *  arch/x86/kernel/traps.c      kprobe_running(); kprobe_int3_handler() and
+ *                               kprobe_fault_handler() come from
+ *                               <asm/kprobes.h>
+ *  arch/{x86,arm64,...}/mm/fault.c
+ *                               kprobe_page_fault(), which calls the arch's
+ *                               own kprobe_fault_handler()
  *  arch/x86/kernel/hw_breakpoint.c, include/linux/kgdb.h
  *                               within_kprobe_blacklist() (true without
  *                               KPROBES, so nothing is ever allowed there)
@@ -34,6 +37,10 @@
  *                               registration API, also without KPROBES
  *  ~35 files                    NOKPROBE_SYMBOL(), __kprobes, nokprobe_inline
  *                               (from <asm-generic/kprobes.h>)
+ *  arch/{arm,arm64,...}         every other architecture's own backend: see
+ *                               "The architecture contract" in
+ *                               Documentation/trace/kprobes.rst for what
+ *                               each one takes from here and kernel/kprobes.c
  */
 #ifndef _LINUX_KPROBES_H
 #define _LINUX_KPROBES_H
@@ -41,6 +48,7 @@
 #include <linux/compiler.h>
 #include <linux/linkage.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/notifier.h>
 #include <linux/smp.h>
 #include <linux/bug.h>
@@ -50,13 +58,28 @@
 #include <linux/mutex.h>
 #include <linux/ftrace.h>
 #include <linux/rethook.h>
+#include <asm/sections.h>
 #include <asm/kprobes.h>
 
 #ifdef CONFIG_KPROBES
-/* Per-CPU probe state, as reported by the arch's struct kprobe_ctlblk. */
+/*
+ * Per-CPU probe state, kept by the arch in its struct kprobe_ctlblk.  The
+ * core never reads it; the values are shared so that every backend spells
+ * them the same way.
+ */
 #define KPROBE_HIT_ACTIVE	0x00000001	/* pre_handler running */
 #define KPROBE_HIT_SS		0x00000002	/* probed insn running out of line */
+#define KPROBE_REENTER		0x00000004	/* a probe hit inside a handler */
 #define KPROBE_HIT_SSDONE	0x00000008	/* post_handler running */
+
+/*
+ * Bytes per out-of-line instruction slot.  An arch that keeps more than
+ * the copied instruction in a slot (x86: a second copy with a jump back)
+ * says how much in <asm/kprobes.h>.
+ */
+#ifndef KPROBE_INSN_SLOT_SIZE
+#define KPROBE_INSN_SLOT_SIZE	(MAX_INSN_SIZE * sizeof(kprobe_opcode_t))
+#endif
 #else
 /* Architectures without kprobes still see complete types below. */
 typedef u8 kprobe_opcode_t;
@@ -66,6 +89,8 @@ struct arch_specific_insn {
 #endif
 
 struct kprobe;
+struct optimized_kprobe;
+struct kretprobe_pool;
 struct pt_regs;
 struct task_struct;
 struct kretprobe;
@@ -100,8 +125,10 @@ typedef int (*kretprobe_handler_t)(struct kretprobe_instance *,
  *	when it is not registered or shares the address with other probes
  * @list: link in the member list of the probe group sharing its address;
  *	empty when the probe is alone at its address or not registered
- * @opcode: the original byte the breakpoint replaced
+ * @opcode: the original instruction (x86: byte) the breakpoint replaced
  * @ainsn: architecture state (out-of-line copy, emulation data)
+ * @opt: the site's jump-optimization detour, or NULL (CONFIG_OPTPROBES;
+ *	kprobes core only, RCU-readable by the arch's breakpoint path)
  *
  * Callers fill in @symbol_name or @addr, @offset, the handlers and optionally
  * KPROBE_FLAG_DISABLED in @flags, zero everything else, and must not touch
@@ -123,6 +150,9 @@ struct kprobe {
 	struct list_head list;
 	kprobe_opcode_t opcode;
 	struct arch_specific_insn ainsn;
+#ifdef CONFIG_OPTPROBES
+	struct optimized_kprobe *opt;
+#endif
 };
 
 /* The probed text went away (module unloaded, __init text freed). */
@@ -159,7 +189,10 @@ static inline bool kprobe_disabled(struct kprobe *p)
  *	default, max(10, 2 * number of possible CPUs)
  * @nmissed: entries that found no free instance, and returns whose handler
  *	was skipped because another probe handler was running
- * @rh: the return hook the instances come from (kprobes core only)
+ * @rh: the return hook the instances come from (kprobes core only;
+ *	CONFIG_KRETPROBE_ON_RETHOOK)
+ * @pool: the instances, on architectures that divert returns themselves
+ *	(kprobes core only; !CONFIG_KRETPROBE_ON_RETHOOK)
  */
 struct kretprobe {
 	struct kprobe kp;
@@ -170,6 +203,8 @@ struct kretprobe {
 	int nmissed;
 #ifdef CONFIG_KRETPROBE_ON_RETHOOK
 	struct rethook *rh;
+#else
+	struct kretprobe_pool *pool;
 #endif
 };
 
@@ -178,15 +213,41 @@ struct kretprobe {
 /**
  * struct kretprobe_instance - one followed call of a kretprobed function
  * @node: the return-hook record holding the real return address
+ *	(CONFIG_KRETPROBE_ON_RETHOOK)
+ * @llist: link in the calling task's list of diverted returns, newest
+ *	first (otherwise)
+ * @pool: the pool the instance goes back to (kprobes core only)
+ * @ret_addr: the real return address; the arch saves it in
+ *	arch_prepare_kretprobe()
+ * @fp: the caller's frame address as the arch sees it, or NULL; tells
+ *	instances apart when returns are matched to calls
  * @task: the task that made the call
  * @data: @data_size bytes, private to the kretprobe's handlers
  */
 struct kretprobe_instance {
 #ifdef CONFIG_KRETPROBE_ON_RETHOOK
 	struct rethook_node node;
+#else
+	struct llist_node llist;
+	struct kretprobe_pool *pool;
+	kprobe_opcode_t *ret_addr;
+	void *fp;
 #endif
 	struct task_struct *task;
 	char data[];
+};
+
+/**
+ * struct kretprobe_blackpoint - a function no kretprobe may be placed on
+ * @name: its symbol
+ * @addr: its address, or NULL until looked up
+ *
+ * powerpc, s390 and sparc define a kretprobe_blacklist[] of them (with
+ * kretprobe_blacklist_size 0); the core consults arch_kretprobe_blacklisted().
+ */
+struct kretprobe_blackpoint {
+	const char *name;
+	void *addr;
 };
 
 /**
@@ -203,7 +264,12 @@ struct kprobe_blacklist_entry {
 
 #ifdef CONFIG_KPROBES
 
+/*
+ * Each arch defines both: the probe running on each CPU, and its own
+ * struct kprobe_ctlblk, whose kprobe_status holds a KPROBE_HIT_* value.
+ */
 DECLARE_PER_CPU(struct kprobe *, current_kprobe);
+DECLARE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
 
 /* NOKPROBE_SYMBOL() addresses, collected by the linker. */
 extern unsigned long __start_kprobe_blacklist[];
@@ -226,6 +292,17 @@ static inline void reset_current_kprobe(void)
 	__this_cpu_write(current_kprobe, NULL);
 }
 
+/**
+ * get_kprobe_ctlblk() - this CPU's breakpoint-path state
+ *
+ * Context: preemption disabled.
+ * Return: the arch's per-CPU struct kprobe_ctlblk.
+ */
+static inline struct kprobe_ctlblk *get_kprobe_ctlblk(void)
+{
+	return this_cpu_ptr(&kprobe_ctlblk);
+}
+
 void kprobe_busy_begin(void);
 void kprobe_busy_end(void);
 
@@ -245,78 +322,41 @@ int kprobe_add_area_blacklist(unsigned long start, unsigned long end);
 
 struct kprobe *get_kprobe(void *addr);
 void kprobes_inc_nmissed_count(struct kprobe *p);
+void dump_kprobe(struct kprobe *kp);
 bool is_kprobe_insn_slot(unsigned long addr);
 int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,
 		       char *sym);
 void kprobe_free_init_mem(void);
-int kprobe_int3_handler(struct pt_regs *regs);
-int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
 
 /*
- * Architecture hooks.  The generic core calls these with kprobe_mutex held
- * unless stated otherwise; everything that knows an instruction set lives
- * behind them.
+ * Architecture hooks.  Documentation/trace/kprobes.rst ("The architecture
+ * contract") lists them all, with which architectures provide which, the
+ * context each is called in and the locks held; in short:
  *
- * arch_adjust_kprobe_addr(addr, offset, on_func_entry)
- *	Map "symbol start + offset" to the address a probe really goes to
- *	(x86 IBT: past the ENDBR) and say whether that is the function entry.
- * arch_prepare_kprobe(p)
- *	Check @p->addr is an instruction the arch can probe, save @p->opcode,
- *	set up @p->ainsn (out-of-line slot, emulation).  -EILSEQ when @p->addr
- *	is not an instruction boundary, -EOPNOTSUPP for an instruction that
- *	can be neither run out of line nor emulated.
- * arch_arm_kprobe(p) / arch_disarm_kprobe(p)
- *	Write / remove the breakpoint; on return every CPU sees the new text.
- * arch_remove_kprobe(p)
- *	Release what arch_prepare_kprobe() set up; no CPU can still be using it.
- * arch_populate_kprobe_blacklist()
- *	Add arch-specific ranges at boot (entry code, thunks, ...).
- * arch_within_kprobe_blacklist(addr)
- *	Cheap section checks done before the blacklist list is searched.
- * arch_kretprobe_blacklisted(func)
- *	Functions that may carry a kprobe but no kretprobe (x86: __switch_to,
- *	which returns on another task's stack).
- * arch_prepare_kprobe_ftrace(p)             (CONFIG_KPROBES_ON_FTRACE)
- *	Attach @p, which sits on an ftrace call site, through ftrace instead
- *	of a breakpoint; -EOPNOTSUPP means "use a breakpoint".
- * arch_prepare_optimized_kprobe(p)          (CONFIG_OPTPROBES)
- *	Offered, by the optimizer work, each armed breakpoint site without a
- *	post_handler: check that a jump may replace the instructions at
- *	@p->addr and build the detour it will jump to, in @p->ainsn.opt.
- *	Once the detour is written (at the latest in the next call below),
- *	the breakpoint path runs its copy of those instructions.  Any error
- *	means "stay a breakpoint".
- * arch_publish_optimized_kprobes()          (CONFIG_OPTPROBES)
- *	Called before kprobe_mutex is dropped after a series of
- *	arch_prepare_optimized_kprobe() calls, for an arch that writes the
- *	detours in one go: until then their breakpoints may still run the
- *	old way.  Optional.
- * arch_prescan_optimized_kprobe(p)          (CONFIG_OPTPROBES)
- *	Called at registration for a new site that will be offered to
- *	arch_prepare_optimized_kprobe() once armed: do now, and remember in
- *	@p->ainsn, the checks that depend on the text alone.  Optional.
- * arch_optimize_kprobe(p) / arch_unoptimize_kprobe(p)
- *	Queue the write of the jump over @p's breakpoint, or of the
- *	breakpoint and original bytes over its jump; text_mutex held, and
- *	arch_optimize_kprobes_flush() writes what was queued.
- * arch_unoptimize_detour(op)
- *	Likewise queue the original bytes, with no breakpoint, over the jump
- *	of a detour whose site is gone from the table (op->addr, op->orig).
- * arch_free_optimized_insn(op)
- *	Release a detour no CPU can be running any more.
- * alloc_insn_page()
- *	One page of executable memory for out-of-line slots, from execmem
- *	(the core gives it back with execmem_free()).  Optional: the core's
- *	default takes it from execmem as it comes.
- * arch_alloc_insn_pages(npages)
- *	Optional, and used instead of alloc_insn_page(): @npages contiguous
- *	pages of the same, given back with one execmem_free(); without it the
- *	slot caches grow a page at a time.
- * kprobe_int3_handler(regs), kprobe_fault_handler(regs, trapnr)
- *	Entry points from the arch's trap code.
- *
- * The arch also provides, in <asm/kprobes.h>: kprobe_opcode_t,
- * struct arch_specific_insn, MAX_INSN_SIZE and KPROBE_INSN_SLOT_SIZE.
+ * arch_prepare_kprobe(p)      check @p->addr, save @p->opcode, set up
+ *                             @p->ainsn (zeroed by the core: slot,
+ *                             emulation)
+ * arch_arm_kprobe(p)          write / remove the breakpoint; every CPU
+ * arch_disarm_kprobe(p)       sees the new text on return
+ *                             (these three: kprobe_mutex, cpus_read_lock()
+ *                             and text_mutex held)
+ * arch_remove_kprobe(p)       release what arch_prepare_kprobe() set up
+ *                             (sparc makes it a macro: no prototype then)
+ * arch_init_kprobes()         once, when the core is ready for probes
+ * kprobe_exceptions_notify()  the die notifier, for arches whose traps
+ *                             reach kprobes through notify_die()
+ * arch_adjust_kprobe_addr(), kprobe_lookup_name(),
+ * arch_populate_kprobe_blacklist(), arch_within_kprobe_blacklist(),
+ * arch_kretprobe_blacklisted(), alloc_insn_page(), free_insn_page(),
+ * alloc_optinsn_page(), free_optinsn_page(), arch_alloc_insn_pages()
+ *                             optional; the core has a default for each
+ * arch_prepare_kprobe_ftrace(p)   (CONFIG_KPROBES_ON_FTRACE) set up @p,
+ *                             which sits on an ftrace call site, for the
+ *                             arch's kprobe_ftrace_handler()
+ * arch_prepare_kretprobe(ri, regs)   (!CONFIG_KRETPROBE_ON_RETHOOK) save
+ *                             the return address and frame in @ri and
+ *                             send the return to __kretprobe_trampoline
+ * the optprobe hooks          (CONFIG_OPTPROBES) below
  */
 kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
 					 unsigned long offset,
@@ -324,35 +364,125 @@ kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
 int arch_prepare_kprobe(struct kprobe *p);
 void arch_arm_kprobe(struct kprobe *p);
 void arch_disarm_kprobe(struct kprobe *p);
+#ifndef arch_remove_kprobe
 void arch_remove_kprobe(struct kprobe *p);
+#endif
+int arch_init_kprobes(void);
+int arch_trampoline_kprobe(struct kprobe *p);
+int kprobe_exceptions_notify(struct notifier_block *self, unsigned long val,
+			     void *data);
 int arch_populate_kprobe_blacklist(void);
 bool arch_within_kprobe_blacklist(unsigned long addr);
 bool arch_kretprobe_blacklisted(unsigned long func);
-int arch_prepare_kprobe_ftrace(struct kprobe *p);
-int arch_prepare_optimized_kprobe(struct kprobe *p);
-void arch_publish_optimized_kprobes(void);
-void arch_prescan_optimized_kprobe(struct kprobe *p);
 void *alloc_insn_page(void);
+void free_insn_page(void *page);
 void *arch_alloc_insn_pages(unsigned int npages);
 
-/* Out-of-line slots, handed out by the core to arch_prepare_kprobe(). */
+/*
+ * Out-of-line slots, handed out by the core to arch_prepare_kprobe().
+ * @dirty: the slot may have been executed, so it is reused only once no
+ * task can still be inside it; a slot that never held a live copy may
+ * be reused at once.
+ */
 kprobe_opcode_t *get_insn_slot(void);
-void free_insn_slot(kprobe_opcode_t *slot);
+void free_insn_slot(kprobe_opcode_t *slot, int dirty);
+
+int arch_prepare_kprobe_ftrace(struct kprobe *p);
+#ifdef CONFIG_KPROBES_ON_FTRACE
+/* The arch's ftrace callback; the core registers the ftrace_ops. */
+void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
+			   struct ftrace_ops *ops, struct ftrace_regs *fregs);
+/* Set by kprobe_ftrace_kill(); read by the arch's ftrace handler. */
+extern bool kprobe_ftrace_disabled;
+void kprobe_ftrace_kill(void);
+#else
+static inline void kprobe_ftrace_kill(void) { }
+#endif
 
 #ifdef CONFIG_OPTPROBES
+/**
+ * struct optimized_kprobe - a site's jump-optimization detour
+ * @kp: the arch's view of the site: @kp.addr, @kp.opcode and @kp.ainsn
+ *	are copied from the site when the detour is made, and
+ *	KPROBE_FLAG_DISABLED is set in @kp.flags once the detour is dropped,
+ *	so that a CPU still inside it runs no handler.  The arch passes @kp
+ *	to opt_pre_handler(), kprobes_inc_nmissed_count() and as
+ *	current_kprobe.
+ * @list: link in the batches given to arch_optimize_kprobes() and
+ *	arch_unoptimize_kprobes(), and in the core's own lists
+ * @epoch: kprobes core: optimizer epoch in which the detour was built
+ * @optinsn: the arch's part (its struct arch_optimized_insn)
+ *
+ * The core allocates one per site it optimizes and keeps it from
+ * @kp's site (struct kprobe::opt, RCU-readable); the arch fills @optinsn
+ * in arch_prepare_optimized_kprobe() and releases what it holds in
+ * arch_remove_optimized_kprobe().
+ */
+struct optimized_kprobe {
+	struct kprobe kp;
+	struct list_head list;
+	unsigned long epoch;
+	struct arch_optimized_insn optinsn;
+};
+
 extern int sysctl_kprobes_optimization;
 void wait_for_kprobe_optimizer(void);
 bool is_kprobe_optinsn_slot(unsigned long addr);
 void kprobe_optimization_set(int on);
-void arch_optimize_kprobe(struct kprobe *p);
-void arch_unoptimize_kprobe(struct kprobe *p);
-void arch_unoptimize_detour(struct arch_optimized_insn *op);
-void arch_optimize_kprobes_flush(void);
-void arch_free_optimized_insn(struct arch_optimized_insn *op);
 
-/* Detour buffers, a second slot cache (KPROBE_OPTINSN_SLOT_SIZE slots). */
+/*
+ * The optprobe hooks.  kprobe_mutex held for all; text_mutex and
+ * cpus_read_lock() too for the three that write text.
+ *
+ * arch_prepared_optinsn(optinsn)   does @optinsn hold a built detour
+ * arch_check_optimized_kprobe(op)  0 if no other probe sits in the bytes
+ *                                  the jump would cover
+ * arch_prepare_optimized_kprobe(op, orig)
+ *                                  build the detour for the site @orig
+ *                                  (copied in @op->kp, whose @ainsn is
+ *                                  copied again afterwards); an error keeps
+ *                                  the site a breakpoint
+ * arch_optimize_kprobes(list)      write the jumps of the detours on @list,
+ *                                  taking each one off it
+ * arch_unoptimize_kprobe(op)       put the breakpoint back over a jump
+ * arch_unoptimize_kprobes(list, done)
+ *                                  the same for each, moving it to @done
+ * arch_within_optimized_kprobe(op, addr)
+ *                                  is @addr among the bytes the jump covers
+ * arch_remove_optimized_kprobe(op) free the detour; no CPU is inside it
+ *
+ * Optional, with empty defaults:
+ * arch_prescan_optimized_kprobe(p) at registration of a candidate site,
+ *                                  the checks that depend on text alone
+ * arch_publish_optimized_kprobes() before kprobe_mutex is dropped after a
+ *                                  series of preparations: write out the
+ *                                  detours an arch batches
+ * arch_unoptimize_retired(list)    write the original bytes, with no
+ *                                  breakpoint, over the jumps of detours
+ *                                  whose sites left the table; the default
+ *                                  puts the breakpoint back, then removes it
+ */
+int arch_prepared_optinsn(struct arch_optimized_insn *optinsn);
+int arch_check_optimized_kprobe(struct optimized_kprobe *op);
+int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
+				  struct kprobe *orig);
+void arch_remove_optimized_kprobe(struct optimized_kprobe *op);
+void arch_optimize_kprobes(struct list_head *oplist);
+void arch_unoptimize_kprobes(struct list_head *oplist,
+			     struct list_head *done_list);
+void arch_unoptimize_kprobe(struct optimized_kprobe *op);
+int arch_within_optimized_kprobe(struct optimized_kprobe *op,
+				 kprobe_opcode_t *addr);
+void arch_prescan_optimized_kprobe(struct kprobe *p);
+void arch_publish_optimized_kprobes(void);
+void arch_unoptimize_retired(struct list_head *oplist);
+int opt_pre_handler(struct kprobe *p, struct pt_regs *regs);
+
+/* Detour buffers, a second slot cache; same rules as the first. */
 kprobe_opcode_t *get_optinsn_slot(void);
-void free_optinsn_slot(kprobe_opcode_t *slot);
+void free_optinsn_slot(kprobe_opcode_t *slot, int dirty);
+void *alloc_optinsn_page(void);
+void free_optinsn_page(void *page);
 #else
 static inline void wait_for_kprobe_optimizer(void) { }
 static inline bool is_kprobe_optinsn_slot(unsigned long addr)
@@ -361,15 +491,7 @@ static inline bool is_kprobe_optinsn_slot(unsigned long addr)
 }
 #endif
 
-#ifdef CONFIG_KPROBES_ON_FTRACE
-/* Set by kprobe_ftrace_kill(); read by the arch's ftrace handler. */
-extern bool kprobe_ftrace_disabled;
-void kprobe_ftrace_kill(void);
-#else
-static inline void kprobe_ftrace_kill(void) { }
-#endif
-
-#ifdef CONFIG_KRETPROBE_ON_RETHOOK
+#ifdef CONFIG_KRETPROBES
 int register_kretprobe(struct kretprobe *rp);
 void unregister_kretprobe(struct kretprobe *rp);
 int register_kretprobes(struct kretprobe **rps, int num);
@@ -395,7 +517,6 @@ static inline int enable_kprobe(struct kprobe *kp) { return -EOPNOTSUPP; }
 static inline bool within_kprobe_blacklist(unsigned long addr) { return true; }
 static inline bool is_kprobe_insn_slot(unsigned long addr) { return false; }
 static inline bool is_kprobe_optinsn_slot(unsigned long addr) { return false; }
-static inline int kprobe_fault_handler(struct pt_regs *regs, int trapnr) { return 0; }
 static inline void kprobe_free_init_mem(void) { }
 static inline void kprobe_ftrace_kill(void) { }
 static inline void wait_for_kprobe_optimizer(void) { }
@@ -408,11 +529,8 @@ static inline int kprobe_get_kallsym(unsigned int symnum, unsigned long *value,
 
 #endif /* CONFIG_KPROBES */
 
-/*
- * Return probes are built on rethook only; an architecture without it (or a
- * kernel without KRETPROBES) gets these refusals.
- */
-#if !defined(CONFIG_KPROBES) || !defined(CONFIG_KRETPROBE_ON_RETHOOK)
+/* Without KRETPROBES a return probe is refused. */
+#if !defined(CONFIG_KPROBES) || !defined(CONFIG_KRETPROBES)
 static inline int register_kretprobe(struct kretprobe *rp) { return -EOPNOTSUPP; }
 static inline void unregister_kretprobe(struct kretprobe *rp) { }
 static inline int register_kretprobes(struct kretprobe **rps, int num) { return -EOPNOTSUPP; }
@@ -423,13 +541,13 @@ static inline void unregister_kretprobes(struct kretprobe **rps, int num) { }
 static inline int disable_kretprobe(struct kretprobe *rp) { return disable_kprobe(&rp->kp); }
 static inline int enable_kretprobe(struct kretprobe *rp) { return enable_kprobe(&rp->kp); }
 
+#if defined(CONFIG_KRETPROBES) && defined(CONFIG_KRETPROBE_ON_RETHOOK)
 /*
  * kretprobe instances live on the task's rethook list; nothing is left for
  * the task exit path to flush here.
  */
 static inline void kprobe_flush_task(struct task_struct *tk) { }
 
-#if defined(CONFIG_KRETPROBES) && defined(CONFIG_KRETPROBE_ON_RETHOOK)
 /**
  * is_kretprobe_trampoline() - is @addr the address returns are diverted to
  * @addr: a text address, typically read from a stack
@@ -463,16 +581,107 @@ static nokprobe_inline unsigned long get_kretprobe_retaddr(struct kretprobe_inst
 {
 	return ri->node.ret_addr;
 }
+
+/*
+ * For unwinders: rethook keeps the diverted returns, so it answers.  Same
+ * contract as the !CONFIG_KRETPROBE_ON_RETHOOK version below.
+ */
+static nokprobe_inline unsigned long
+kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
+			struct llist_node **cur)
+{
+	return rethook_find_ret_addr(tsk, (unsigned long)fp, cur);
+}
+
+#elif defined(CONFIG_KRETPROBES)
+/*
+ * Architectures without rethook divert returns themselves: the entry probe
+ * calls arch_prepare_kretprobe(), which saves the real return address in
+ * the instance and points the return at __kretprobe_trampoline; the arch's
+ * trampoline code then calls kretprobe_trampoline_handler() (or, from a
+ * probe handler of its own, __kretprobe_trampoline_handler()) and resumes
+ * at the address it returns.  Unwinders that meet the trampoline's address
+ * on a stack ask kretprobe_find_ret_addr() for the real one.
+ */
+void __kretprobe_trampoline(void);
+void arch_prepare_kretprobe(struct kretprobe_instance *ri,
+			    struct pt_regs *regs);
+unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
+					     void *frame_pointer);
+unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
+				      struct llist_node **cur);
+void kprobe_flush_task(struct task_struct *tk);
+struct kretprobe *kretprobe_of_instance(struct kretprobe_instance *ri);
+void arch_kretprobe_fixup_return(struct pt_regs *regs,
+				 kprobe_opcode_t *correct_ret_addr);
+
+/**
+ * kretprobe_trampoline_addr() - the address diverted returns go to
+ *
+ * Return: the entry of __kretprobe_trampoline (not a descriptor, on the
+ * architectures that have function descriptors).
+ */
+static nokprobe_inline unsigned long kretprobe_trampoline_addr(void)
+{
+	return (unsigned long)dereference_kernel_function_descriptor(__kretprobe_trampoline);
+}
+
+/**
+ * kretprobe_trampoline_handler() - a diverted return has arrived
+ * @regs: registers at the trampoline, return value included
+ * @frame_pointer: the frame the call returns from, as the arch saved it in
+ *	@ri->fp at entry, or NULL when the arch keeps none
+ *
+ * Runs the kretprobe's handler with this CPU marked busy, so that probes
+ * hit by the handler only count as missed.
+ * Context: the arch's trampoline path, preemption or interrupts off.
+ * Return: the real return address, for the arch to resume at.
+ */
+static nokprobe_inline unsigned long
+kretprobe_trampoline_handler(struct pt_regs *regs, void *frame_pointer)
+{
+	unsigned long ret;
+
+	kprobe_busy_begin();
+	ret = __kretprobe_trampoline_handler(regs, frame_pointer);
+	kprobe_busy_end();
+	return ret;
+}
+
+static nokprobe_inline bool is_kretprobe_trampoline(unsigned long addr)
+{
+	return addr == kretprobe_trampoline_addr();
+}
+
+static nokprobe_inline struct kretprobe *get_kretprobe(struct kretprobe_instance *ri)
+{
+	return kretprobe_of_instance(ri);
+}
+
+static nokprobe_inline unsigned long get_kretprobe_retaddr(struct kretprobe_instance *ri)
+{
+	return (unsigned long)ri->ret_addr;
+}
+
 #else
+static inline void kprobe_flush_task(struct task_struct *tk) { }
 static inline bool is_kretprobe_trampoline(unsigned long addr) { return false; }
 static inline struct kretprobe *get_kretprobe(struct kretprobe_instance *ri) { return NULL; }
 static inline unsigned long get_kretprobe_retaddr(struct kretprobe_instance *ri) { return 0; }
+static inline unsigned long kretprobe_find_ret_addr(struct task_struct *tsk,
+						    void *fp,
+						    struct llist_node **cur)
+{
+	return 0;
+}
 #endif
 
+#ifdef CONFIG_KPROBES
 /**
  * kprobe_page_fault() - give a running probe the first look at a page fault
  * @regs: registers at the fault
- * @trapnr: the trap number
+ * @trapnr: the trap number, or whatever the arch's kprobe_fault_handler()
+ *	(declared by each arch, with its own types) wants to see
  *
  * Only kernel-mode faults with preemption off can belong to a probe (and
  * only then does kprobe_running() answer for this CPU).
@@ -481,9 +690,15 @@ static inline unsigned long get_kretprobe_retaddr(struct kretprobe_instance *ri)
 static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
 					      unsigned int trapnr)
 {
-	return IS_ENABLED(CONFIG_KPROBES) && !user_mode(regs) &&
-	       !preemptible() && kprobe_running() &&
+	return !user_mode(regs) && !preemptible() && kprobe_running() &&
 	       kprobe_fault_handler(regs, trapnr);
 }
+#else
+static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
+					      unsigned int trapnr)
+{
+	return false;
+}
+#endif
 
 #endif /* _LINUX_KPROBES_H */

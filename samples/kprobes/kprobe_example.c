@@ -29,13 +29,24 @@ MODULE_PARM_DESC(symbol, "kernel function to probe (default: kernel_clone)");
 
 static struct kprobe example_probe;
 
+/*
+ * The first two arguments where the arch can name them; every arch has
+ * an instruction and a stack pointer.
+ */
+static void example_show_args(struct pt_regs *regs)
+{
+#ifdef CONFIG_HAVE_FUNCTION_ARG_ACCESS_API
+	pr_info("  arg0=0x%lx arg1=0x%lx\n", regs_get_kernel_argument(regs, 0),
+		regs_get_kernel_argument(regs, 1));
+#endif
+}
+
 static int example_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	pr_info("<%s> pre_handler: p->addr=%pS ip=0x%lx arg0=0x%lx arg1=0x%lx sp=0x%lx flags=0x%lx\n",
+	pr_info("<%s> pre_handler: p->addr=%pS ip=0x%lx sp=0x%lx\n",
 		p->symbol_name, p->addr, instruction_pointer(regs),
-		regs_get_kernel_argument(regs, 0),
-		regs_get_kernel_argument(regs, 1),
-		kernel_stack_pointer(regs), regs->flags);
+		kernel_stack_pointer(regs));
+	example_show_args(regs);
 	/* Zero: let the probed instruction run (out of line). */
 	return 0;
 }
@@ -43,9 +54,9 @@ static int example_pre(struct kprobe *p, struct pt_regs *regs)
 static void example_post(struct kprobe *p, struct pt_regs *regs,
 			 unsigned long flags)
 {
-	pr_info("<%s> post_handler: p->addr=%pS ip=0x%lx flags=0x%lx\n",
+	pr_info("<%s> post_handler: p->addr=%pS ip=0x%lx sp=0x%lx\n",
 		p->symbol_name, p->addr, instruction_pointer(regs),
-		regs->flags);
+		kernel_stack_pointer(regs));
 }
 
 static int __init kprobe_example_init(void)

@@ -37,10 +37,11 @@ typedef u8 kprobe_opcode_t;
  * the instructions the jump covers and a jmp back.
  */
 #define KPROBE_OPTINSN_SLOT_SIZE	40
-/* Longest run of instructions a jump covers: 4 bytes + one instruction. */
+/*
+ * Longest run of instructions a jump covers: 4 bytes + one instruction.
+ * The core looks this far back for detours a new probe would fall into.
+ */
 #define KPROBE_OPT_REGION_MAX		(4 + MAX_INSN_SIZE)
-
-struct arch_optimized_insn;
 
 /* How the probed instruction is carried out after the pre_handlers ran. */
 enum kprobe_x86_action {
@@ -81,8 +82,6 @@ enum kprobe_opt_scan {
  *	(enum kprobe_opt_scan, CONFIG_OPTPROBES); the arch's to keep
  * @opt_len: bytes of whole instructions a jump at the site would cover,
  *	once @opt_scan says it fits
- * @opt: the site's jump-optimization detour, or NULL (CONFIG_OPTPROBES);
- *	RCU-readable by the breakpoint path, written under kprobe_mutex
  */
 struct arch_specific_insn {
 	kprobe_opcode_t *slot;
@@ -94,28 +93,24 @@ struct arch_specific_insn {
 	u16 stack_adjust;
 	u8 opt_scan;
 	u8 opt_len;
-	struct arch_optimized_insn *opt;
 };
 
 /**
- * struct arch_optimized_insn - a site's jump-optimization detour
- * @link: kprobes core: link in its lists of retired and dropped detours
- * @addr: the probed address (where the jump goes)
- * @len: bytes of whole instructions the detour runs in place of the
- *	original ones; the jump covers the first JMP32_INSN_SIZE of them
- * @epoch: kprobes core: optimizer epoch in which the detour was published
+ * struct arch_optimized_insn - the x86 part of a jump-optimization detour
  * @buf: the detour buffer (a KPROBE_OPTINSN_SLOT_SIZE slot)
  * @copy: where in @buf the copied instructions start; NULL until the
  *	detour's text is written (set with release semantics)
+ * @len: bytes of whole instructions the detour runs in place of the
+ *	original ones; the jump covers the first JMP32_INSN_SIZE of them
  * @orig: the original bytes under the jump
+ *
+ * The core's struct optimized_kprobe holds it, with the probed address in
+ * its @kp.addr.
  */
 struct arch_optimized_insn {
-	struct list_head link;
-	kprobe_opcode_t *addr;
-	u8 len;
-	unsigned long epoch;
 	kprobe_opcode_t *buf;
 	kprobe_opcode_t *copy;
+	u8 len;
 	u8 orig[5];
 };
 
@@ -141,15 +136,30 @@ struct kprobe_step {
 
 /**
  * struct kprobe_ctlblk - per-CPU state of the breakpoint path
- * @status: KPROBE_HIT_* of the outermost probe
+ * @kprobe_status: KPROBE_HIT_* of the outermost probe (the name every
+ *	arch uses; the core writes it in kprobe_busy_begin())
  * @depth: used entries of @step
  * @step: copies in flight, innermost last
  */
 struct kprobe_ctlblk {
-	unsigned int status;
+	unsigned int kprobe_status;
 	unsigned int depth;
 	struct kprobe_step step[KPROBE_STEP_DEPTH];
 };
+
+/* Entry points from arch/x86/kernel/traps.c. */
+int kprobe_int3_handler(struct pt_regs *regs);
+int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
+
+#else /* !CONFIG_KPROBES */
+
+struct pt_regs;
+
+/* traps.c asks unconditionally; without kprobes no fault is ours. */
+static inline int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
+{
+	return 0;
+}
 
 #endif /* CONFIG_KPROBES */
 #endif /* _ASM_X86_KPROBES_H */

@@ -185,6 +185,49 @@ enum kprobe_pre_result {
 };
 
 int kprobe_run_pre(struct kprobe *p, struct pt_regs *regs);
+
+/*
+ * The hit protocol every x86 path shares (breakpoint, detour, ftrace):
+ * a hit while another probe runs on this CPU only counts as missed;
+ * otherwise the site becomes this CPU's running probe, its pre_handler
+ * runs (KPROBE_HIT_ACTIVE), and unless that redirected regs->ip, its
+ * post_handler runs once the instruction is done (KPROBE_HIT_SSDONE).
+ * Inline, so that the ftrace callback pays no call for sharing it.
+ * Context: interrupts or preemption off.
+ */
+static __always_inline int __kprobe_run_pre(struct kprobe *p,
+					    struct pt_regs *regs,
+					    struct kprobe_ctlblk *kcb)
+{
+	if (kprobe_running()) {
+		/* Hit from inside another probe's handler or step. */
+		kprobes_inc_nmissed_count(p);
+		return KPROBE_PRE_MISSED;
+	}
+
+	__this_cpu_write(current_kprobe, p);
+	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
+	if (!kprobe_disabled(p) && p->pre_handler && p->pre_handler(p, regs)) {
+		reset_current_kprobe();
+		return KPROBE_PRE_SKIP;
+	}
+	return KPROBE_PRE_RAN;
+}
+
+/* The end of a hit that __kprobe_run_pre() answered KPROBE_PRE_RAN. */
+static __always_inline void __kprobe_run_post(struct kprobe *p,
+					      struct pt_regs *regs,
+					      struct kprobe_ctlblk *kcb)
+{
+	kprobe_post_handler_t post = READ_ONCE(p->post_handler);
+
+	if (post && !kprobe_disabled(p)) {
+		kcb->kprobe_status = KPROBE_HIT_SSDONE;
+		post(p, regs, 0);
+	}
+	reset_current_kprobe();
+}
+
 int kprobe_read_text(u8 *buf, unsigned long addr, size_t len);
 int kprobe_decode_at(struct insn *insn, u8 *buf, unsigned long addr);
 int kprobe_classify(struct insn *insn, struct arch_specific_insn *ai,
@@ -201,13 +244,14 @@ __visible void kprobe_opt_callback(struct pt_regs *regs);
 extern struct exception_table_entry __start___ex_table[];
 extern struct exception_table_entry __stop___ex_table[];
 
-#ifdef CONFIG_KPROBES_ON_FTRACE
-int kprobe_ftrace_arm(struct kprobe *p);
-void kprobe_ftrace_disarm(struct kprobe *p);
-#else
-static inline int kprobe_ftrace_arm(struct kprobe *p) { return -EOPNOTSUPP; }
-static inline void kprobe_ftrace_disarm(struct kprobe *p) { }
-#endif
+/*
+ * The site's detour, if the optimizer made one; RCU-readable.  x86 always
+ * has CONFIG_OPTPROBES along with kprobes.
+ */
+static __always_inline struct optimized_kprobe *kprobe_site_detour(struct kprobe *p)
+{
+	return READ_ONCE(p->opt);
+}
 #endif /* CONFIG_KPROBES */
 
 #endif /* __X86_KERNEL_KPROBES_COMMON_H */

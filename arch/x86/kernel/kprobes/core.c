@@ -70,6 +70,9 @@
 
 #include "common.h"
 
+DEFINE_PER_CPU(struct kprobe *, current_kprobe);
+/* kprobe_running() is inline: modules read the variable itself. */
+EXPORT_PER_CPU_SYMBOL_GPL(current_kprobe);
 DEFINE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
 
 /* Flags a popf may change at CPL 0. */
@@ -89,18 +92,19 @@ DEFINE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
  */
 static void kprobe_unjump_text(u8 *buf, unsigned long addr, size_t len)
 {
-	struct arch_optimized_insn *op;
+	struct optimized_kprobe *op;
 	unsigned long a, from, to;
 	struct kprobe *p;
 
 	for (a = addr - (JMP32_INSN_SIZE - 1); a < addr + len; a++) {
 		p = get_kprobe((void *)a);
-		if (!p || !kprobe_optimized(p) || !p->ainsn.opt)
+		if (!p || !kprobe_optimized(p) || !p->opt)
 			continue;
-		op = p->ainsn.opt;
+		op = p->opt;
 		from = max(a, addr);
 		to = min(a + JMP32_INSN_SIZE, addr + len);
-		memcpy(buf + (from - addr), op->orig + (from - a), to - from);
+		memcpy(buf + (from - addr), op->optinsn.orig + (from - a),
+		       to - from);
 	}
 }
 
@@ -384,7 +388,7 @@ static int kprobe_fill_slot(struct kprobe *p, struct insn *insn, const u8 *orig)
 	/* A fault must be fixed up at the original address: trap after it. */
 	ai->boostable = !search_exception_tables(addr);
 
-	text_poke_copy(ai->slot, image, sizeof(image));
+	text_poke_copy_locked(ai->slot, image, sizeof(image), false);
 	return 0;
 }
 
@@ -392,7 +396,7 @@ static int kprobe_fill_slot(struct kprobe *p, struct insn *insn, const u8 *orig)
  * arch_prepare_kprobe() - check and set up the instruction at @p->addr
  * @p: the probe, with @p->addr resolved
  *
- * Context: kprobe_mutex held; may sleep.
+ * Context: kprobe_mutex and text_mutex held; may sleep.
  * Return: 0, -EILSEQ (not an instruction boundary), -EOPNOTSUPP (an
  * instruction we refuse), -EINVAL (unreadable text) or -ENOMEM.
  */
@@ -404,7 +408,7 @@ int arch_prepare_kprobe(struct kprobe *p)
 	struct insn insn;
 	int ret;
 
-	mutex_lock(&text_mutex);
+	lockdep_assert_held(&text_mutex);
 	ret = kprobe_check_boundary(addr);
 	/*
 	 * A lock prefix that alternatives may still rewrite (a kernel booted
@@ -414,7 +418,6 @@ int arch_prepare_kprobe(struct kprobe *p)
 		ret = -EINVAL;
 	if (!ret)
 		ret = kprobe_decode_at(&insn, buf, addr);
-	mutex_unlock(&text_mutex);
 	if (ret)
 		return ret == -EFAULT ? -EINVAL : ret;
 	ret = kprobe_classify(&insn, &ai, addr);
@@ -432,37 +435,35 @@ int arch_prepare_kprobe(struct kprobe *p)
 		return -ENOMEM;
 	ret = kprobe_fill_slot(p, &insn, buf);
 	if (ret) {
-		free_insn_slot(p->ainsn.slot);
+		free_insn_slot(p->ainsn.slot, 0);
 		p->ainsn.slot = NULL;
 	}
 	return ret;
 }
 
-/* Write one byte of live text and make every CPU see it. */
+/*
+ * Write one byte of live text and make every CPU see it.  The core holds
+ * text_mutex around arch_arm_kprobe() and arch_disarm_kprobe().
+ */
 static void kprobe_poke_byte(kprobe_opcode_t *addr, u8 new)
 {
 	u8 old = *addr;
 
-	mutex_lock(&text_mutex);
+	lockdep_assert_held(&text_mutex);
 	text_poke(addr, &new, 1);
 	text_poke_sync();
-	mutex_unlock(&text_mutex);
 	perf_event_text_poke(addr, &old, 1, &new, 1);
 }
 
 /**
  * arch_arm_kprobe() - write @p's breakpoint
- * @p: a prepared site
+ * @p: a prepared breakpoint site
  *
- * Context: kprobe_mutex held.
+ * Context: kprobe_mutex, cpus_read_lock() and text_mutex held.
  */
 void arch_arm_kprobe(struct kprobe *p)
 {
-	if (kprobe_ftrace(p))
-		WARN_ONCE(kprobe_ftrace_arm(p), "cannot attach %pS through ftrace\n",
-			  p->addr);
-	else
-		kprobe_poke_byte(p->addr, INT3_INSN_OPCODE);
+	kprobe_poke_byte(p->addr, INT3_INSN_OPCODE);
 }
 
 /**
@@ -475,10 +476,7 @@ void arch_arm_kprobe(struct kprobe *p)
  */
 void arch_disarm_kprobe(struct kprobe *p)
 {
-	if (kprobe_ftrace(p))
-		kprobe_ftrace_disarm(p);
-	else
-		kprobe_poke_byte(p->addr, p->opcode);
+	kprobe_poke_byte(p->addr, p->opcode);
 }
 
 /**
@@ -491,7 +489,7 @@ void arch_remove_kprobe(struct kprobe *p)
 {
 	if (!p->ainsn.slot)
 		return;
-	free_insn_slot(p->ainsn.slot);
+	free_insn_slot(p->ainsn.slot, 1);
 	p->ainsn.slot = NULL;
 }
 
@@ -515,6 +513,16 @@ void *arch_alloc_insn_pages(unsigned int npages)
 		return NULL;
 	}
 	return pages;
+}
+
+/**
+ * alloc_insn_page() - one page of slots, as arch_alloc_insn_pages() makes them
+ *
+ * Return: the page, or NULL.
+ */
+void *alloc_insn_page(void)
+{
+	return arch_alloc_insn_pages(1);
 }
 
 /**
@@ -627,11 +635,6 @@ bool arch_kretprobe_blacklisted(unsigned long func)
 /* The breakpoint path                                                    */
 /* ---------------------------------------------------------------------- */
 
-static nokprobe_inline struct kprobe_ctlblk *get_kprobe_ctlblk(void)
-{
-	return this_cpu_ptr(&kprobe_ctlblk);
-}
-
 /* Carry out an emulated instruction on @regs (regs->ip is the probe + 1). */
 static void kprobe_emulate(struct kprobe *p, struct pt_regs *regs)
 {
@@ -699,13 +702,7 @@ NOKPROBE_SYMBOL(kprobe_emulate);
 static void kprobe_run_post(struct kprobe *p, struct pt_regs *regs,
 			    struct kprobe_ctlblk *kcb)
 {
-	kprobe_post_handler_t post = READ_ONCE(p->post_handler);
-
-	if (post && !kprobe_disabled(p)) {
-		kcb->status = KPROBE_HIT_SSDONE;
-		post(p, regs, 0);
-	}
-	reset_current_kprobe();
+	__kprobe_run_post(p, regs, kcb);
 }
 
 NOKPROBE_SYMBOL(kprobe_run_post);
@@ -718,7 +715,7 @@ static void kprobe_carry_out(struct kprobe *p, struct pt_regs *regs,
 			     struct kprobe_ctlblk *kcb, bool nested)
 {
 	struct arch_specific_insn *ai = &p->ainsn;
-	struct arch_optimized_insn *op;
+	struct optimized_kprobe *op;
 	kprobe_opcode_t *copy;
 	struct kprobe_step *step;
 
@@ -734,9 +731,9 @@ static void kprobe_carry_out(struct kprobe *p, struct pt_regs *regs,
 	 * the jump will cover: that is what keeps tasks out of the bytes the
 	 * optimizer is about to replace.  Such sites have no post_handler.
 	 */
-	op = READ_ONCE(ai->opt);
+	op = kprobe_site_detour(p);
 	/* The copy is published after the detour's text is written. */
-	copy = op ? smp_load_acquire(&op->copy) : NULL;
+	copy = op ? smp_load_acquire(&op->optinsn.copy) : NULL;
 	if (copy) {
 		regs->ip = (unsigned long)copy;
 		if (!nested)
@@ -766,7 +763,7 @@ static void kprobe_carry_out(struct kprobe *p, struct pt_regs *regs,
 	step->flags_if = regs->flags & X86_EFLAGS_IF;
 	step->nested = nested;
 	if (!nested)
-		kcb->status = KPROBE_HIT_SS;
+		kcb->kprobe_status = KPROBE_HIT_SS;
 	regs->flags &= ~X86_EFLAGS_IF;
 	regs->ip = (unsigned long)ai->slot;
 }
@@ -809,21 +806,7 @@ NOKPROBE_SYMBOL(kprobe_step_done);
  */
 int kprobe_run_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
-
-	if (kprobe_running()) {
-		/* Hit from inside another probe's handler or step. */
-		kprobes_inc_nmissed_count(p);
-		return KPROBE_PRE_MISSED;
-	}
-
-	__this_cpu_write(current_kprobe, p);
-	kcb->status = KPROBE_HIT_ACTIVE;
-	if (!kprobe_disabled(p) && p->pre_handler && p->pre_handler(p, regs)) {
-		reset_current_kprobe();
-		return KPROBE_PRE_SKIP;
-	}
-	return KPROBE_PRE_RAN;
+	return __kprobe_run_pre(p, regs, get_kprobe_ctlblk());
 }
 
 NOKPROBE_SYMBOL(kprobe_run_pre);
@@ -934,7 +917,7 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 		}
 	}
 
-	if (cur && (kcb->status & (KPROBE_HIT_ACTIVE | KPROBE_HIT_SSDONE)) &&
+	if (cur && (kcb->kprobe_status & (KPROBE_HIT_ACTIVE | KPROBE_HIT_SSDONE)) &&
 	    cur->fault_handler)
 		return cur->fault_handler(cur, regs, trapnr);
 	return 0;

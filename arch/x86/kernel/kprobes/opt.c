@@ -454,11 +454,11 @@ static u8 kprobe_opt_stage[KPROBE_OPT_STAGE_MAX][KPROBE_OPTINSN_SLOT_SIZE];
 static struct arch_optimized_insn *kprobe_opt_staged[KPROBE_OPT_STAGE_MAX];
 static unsigned int kprobe_opt_nstaged;
 
-/* Build the detour @op->buf for the region @code of @op->len bytes. */
-static int kprobe_opt_build(struct arch_optimized_insn *op, const u8 *code)
+/* Build the detour @op->buf for the region @code of @op->len bytes at @addr. */
+static int kprobe_opt_build(struct arch_optimized_insn *op, unsigned long addr,
+			    const u8 *code)
 {
 	unsigned long buf = (unsigned long)op->buf;
-	unsigned long addr = (unsigned long)op->addr;
 	unsigned long ip = addr + INT3_INSN_SIZE;
 	u8 image[KPROBE_OPTINSN_SLOT_SIZE];
 	unsigned int off;
@@ -540,30 +540,34 @@ void arch_publish_optimized_kprobes(void)
 
 /**
  * arch_prepare_optimized_kprobe() - build a detour for a breakpoint site
- * @p: an armed site without a post_handler
+ * @op: the detour the core allocated for the site
+ * @orig: the site itself, an armed breakpoint site without a post_handler;
+ *	the text's verdict is kept in its @ainsn
  *
- * On success @p->ainsn.opt is set and the detour staged; once
+ * On success @op->optinsn is set up and the detour staged; once
  * arch_publish_optimized_kprobes() has written it, the breakpoint path runs
  * the detour's copy of the region.
  * Context: kprobe_mutex held; may sleep.
  * Return: 0, -EOPNOTSUPP for a site that cannot be proven safe (see the top
  * of this file), -ENOMEM, or -ERANGE when the detour is out of reach.
  */
-int arch_prepare_optimized_kprobe(struct kprobe *p)
+int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
+				  struct kprobe *orig)
 {
-	unsigned long addr = (unsigned long)p->addr;
+	struct arch_optimized_insn *oi = &op->optinsn;
+	unsigned long addr = (unsigned long)orig->addr;
 	u8 code[KPROBE_OPT_REGION_MAX];
-	struct arch_optimized_insn *op;
 	bool nop = false;
 	int len, ret;
 
-	if (p->ainsn.action != KPROBE_X86_STEP || !p->ainsn.slot)
+	if (orig->ainsn.action != KPROBE_X86_STEP || !orig->ainsn.slot)
 		return -EOPNOTSUPP;
 
 	mutex_lock(&text_mutex);
-	len = kprobe_opt_analyze(p, code, &nop);
+	len = kprobe_opt_analyze(orig, code, &nop);
 	/* As in arch_prepare_kprobe(), for every instruction the detour copies. */
-	if (len > 0 && alternatives_text_reserved(p->addr, p->addr + len - 1))
+	if (len > 0 &&
+	    alternatives_text_reserved(orig->addr, orig->addr + len - 1))
 		len = -EOPNOTSUPP;
 	mutex_unlock(&text_mutex);
 	if (len < 0)
@@ -576,34 +580,62 @@ int arch_prepare_optimized_kprobe(struct kprobe *p)
 	if (nop && kprobe_opt_reserved(addr, len))
 		return -EOPNOTSUPP;
 
-	op = kzalloc(sizeof(*op), GFP_KERNEL);
-	if (!op)
+	oi->buf = get_optinsn_slot();
+	if (!oi->buf)
 		return -ENOMEM;
-	op->buf = get_optinsn_slot();
-	if (!op->buf) {
-		kfree(op);
-		return -ENOMEM;
-	}
-	INIT_LIST_HEAD(&op->link);
-	op->addr = p->addr;
-	op->len = len;
-	memcpy(op->orig, code, JMP32_INSN_SIZE);
-	ret = kprobe_opt_build(op, code);
+	oi->len = len;
+	memcpy(oi->orig, code, JMP32_INSN_SIZE);
+	ret = kprobe_opt_build(oi, addr, code);
 	if (ret) {
-		arch_free_optimized_insn(op);
-		return ret;
+		free_optinsn_slot(oi->buf, 0);
+		oi->buf = NULL;
 	}
-	/* The breakpoint path uses it once its copy is published. */
-	WRITE_ONCE(p->ainsn.opt, op);
+	return ret;
+}
+
+/**
+ * arch_prepared_optinsn() - does @optinsn hold a detour
+ * @optinsn: the x86 part of a detour
+ *
+ * Return: non-zero once arch_prepare_optimized_kprobe() succeeded.
+ */
+int arch_prepared_optinsn(struct arch_optimized_insn *optinsn)
+{
+	return !!optinsn->buf;
+}
+
+/**
+ * arch_check_optimized_kprobe() - other probes in the region
+ * @op: a detour being made
+ *
+ * arch_prepare_optimized_kprobe() looks for them while it decodes the
+ * region, so there is nothing left to do here.
+ * Return: 0.
+ */
+int arch_check_optimized_kprobe(struct optimized_kprobe *op)
+{
 	return 0;
 }
 
+/**
+ * arch_within_optimized_kprobe() - does the detour's jump cover @addr
+ * @op: a detour
+ * @addr: any address
+ *
+ * Return: non-zero if @addr is one of the bytes the detour runs copies of.
+ */
+int arch_within_optimized_kprobe(struct optimized_kprobe *op,
+				 kprobe_opcode_t *addr)
+{
+	return addr >= op->kp.addr && addr < op->kp.addr + op->optinsn.len;
+}
+
 /* The decoder in text_poke_queue() may look at MAX_INSN_SIZE bytes. */
-static void kprobe_opt_jmp_insn(struct arch_optimized_insn *op,
+static void kprobe_opt_jmp_insn(struct optimized_kprobe *op,
 				u8 insn[MAX_INSN_SIZE])
 {
-	s32 rel = (long)(op->buf + KPROBE_OPT_ENTRY) -
-		  (long)(op->addr + JMP32_INSN_SIZE);
+	s32 rel = (long)(op->optinsn.buf + KPROBE_OPT_ENTRY) -
+		  (long)(op->kp.addr + JMP32_INSN_SIZE);
 
 	memset(insn, INT3_INSN_OPCODE, MAX_INSN_SIZE);
 	insn[0] = JMP32_INSN_OPCODE;
@@ -669,86 +701,118 @@ static void kprobe_opt_queue_write(u8 *addr, const u8 *text, bool jump)
 	w->jump = jump;
 }
 
-/**
- * arch_optimize_kprobe() - queue the jump over a site's breakpoint
- * @p: a site whose detour has been published for a grace period
- *
- * Until the jump is complete, hits on the breakpoint go to the detour,
- * as the jump will send them.
- * Context: kprobe_mutex and text_mutex held; arch_optimize_kprobes_flush()
- * does the writing.
- */
-void arch_optimize_kprobe(struct kprobe *p)
-{
-	u8 jmp[MAX_INSN_SIZE];
-
-	kprobe_opt_jmp_insn(p->ainsn.opt, jmp);
-	/* The core only asks for armed sites; this is cheap to be sure of. */
-	if (WARN_ON_ONCE(*p->addr != INT3_INSN_OPCODE))
-		text_poke_queue(p->addr, jmp, JMP32_INSN_SIZE, NULL);
-	else
-		kprobe_opt_queue_write(p->addr, jmp, true);
-}
-
-/**
- * arch_unoptimize_kprobe() - queue the breakpoint back over a site's jump
- * @p: an optimized site
- *
- * The int3 stays, the rest of the jump gets its original bytes back.
- * The detour stays published meanwhile: hits on the new int3 go there.
- * Context: as arch_optimize_kprobe().
- */
-void arch_unoptimize_kprobe(struct kprobe *p)
-{
-	struct arch_optimized_insn *op = p->ainsn.opt;
-	u8 text[JMP32_INSN_SIZE];
-
-	memcpy(text, op->orig, JMP32_INSN_SIZE);
-	text[0] = INT3_INSN_OPCODE;
-	kprobe_opt_queue_write(op->addr, text, false);
-}
-
-/**
- * arch_unoptimize_detour() - queue the original bytes back over a jump
- * @op: a detour whose site was unregistered while its jump stayed
- *
- * No breakpoint is left behind: the text becomes what it was before any
- * probe.  Meanwhile the detour finds no probe and just runs its copies,
- * and text_poke's own int3 handler sends hits there while the bytes
- * change.
- * Context: text_mutex held; arch_optimize_kprobes_flush() does the writing.
- */
-void arch_unoptimize_detour(struct arch_optimized_insn *op)
-{
-	u8 jmp[MAX_INSN_SIZE], text[MAX_INSN_SIZE];
-
-	kprobe_opt_jmp_insn(op, jmp);
-	memset(text, INT3_INSN_OPCODE, sizeof(text));
-	memcpy(text, op->orig, JMP32_INSN_SIZE);
-	text_poke_queue(op->addr, text, JMP32_INSN_SIZE, jmp);
-}
-
-/**
- * arch_optimize_kprobes_flush() - write what the three above queued
- *
- * Context: text_mutex held.
- */
-void arch_optimize_kprobes_flush(void)
+/* Write out what kprobe_opt_queue_write() and text_poke_queue() hold. */
+static void kprobe_opt_flush(void)
 {
 	kprobe_opt_write_out();
 	text_poke_finish();
 }
 
 /**
- * arch_free_optimized_insn() - free a detour
+ * arch_optimize_kprobes() - write the jumps over sites' breakpoints
+ * @oplist: detours published for a grace period, sorted by address; each
+ *	is taken off the list
+ *
+ * Until a jump is complete, hits on the breakpoint go to the detour, as
+ * the jump will send them.
+ * Context: kprobe_mutex, cpus_read_lock() and text_mutex held.
+ */
+void arch_optimize_kprobes(struct list_head *oplist)
+{
+	struct optimized_kprobe *op, *next;
+	u8 jmp[MAX_INSN_SIZE];
+
+	list_for_each_entry_safe(op, next, oplist, list) {
+		kprobe_opt_jmp_insn(op, jmp);
+		/* The core only asks for armed sites; cheap to be sure of. */
+		if (WARN_ON_ONCE(*op->kp.addr != INT3_INSN_OPCODE))
+			text_poke_queue(op->kp.addr, jmp, JMP32_INSN_SIZE, NULL);
+		else
+			kprobe_opt_queue_write(op->kp.addr, jmp, true);
+		list_del_init(&op->list);
+	}
+	kprobe_opt_flush();
+}
+
+/* Queue the int3, and the original bytes after it, over @op's jump. */
+static void kprobe_opt_queue_breakpoint(struct optimized_kprobe *op)
+{
+	u8 text[JMP32_INSN_SIZE];
+
+	memcpy(text, op->optinsn.orig, JMP32_INSN_SIZE);
+	text[0] = INT3_INSN_OPCODE;
+	kprobe_opt_queue_write(op->kp.addr, text, false);
+}
+
+/**
+ * arch_unoptimize_kprobe() - put the breakpoint back over a site's jump
+ * @op: the detour of an optimized site
+ *
+ * The detour stays published meanwhile: hits on the new int3 go there.
+ * Context: as arch_optimize_kprobes().
+ */
+void arch_unoptimize_kprobe(struct optimized_kprobe *op)
+{
+	kprobe_opt_queue_breakpoint(op);
+	kprobe_opt_flush();
+}
+
+/**
+ * arch_unoptimize_kprobes() - put the breakpoints back over several jumps
+ * @oplist: detours of optimized sites, sorted by address
+ * @done_list: where each one goes once queued
+ *
+ * Context: as arch_optimize_kprobes().
+ */
+void arch_unoptimize_kprobes(struct list_head *oplist,
+			     struct list_head *done_list)
+{
+	struct optimized_kprobe *op, *next;
+
+	list_for_each_entry_safe(op, next, oplist, list) {
+		kprobe_opt_queue_breakpoint(op);
+		list_move_tail(&op->list, done_list);
+	}
+	kprobe_opt_flush();
+}
+
+/**
+ * arch_unoptimize_retired() - write the original bytes back over jumps
+ * @oplist: detours whose sites were unregistered while their jumps stayed,
+ *	sorted by address; left on the list
+ *
+ * No breakpoint is left behind: the text becomes what it was before any
+ * probe.  Meanwhile the detours find no probe and just run their copies,
+ * and text_poke's own int3 handler sends hits there while the bytes
+ * change.
+ * Context: as arch_optimize_kprobes().
+ */
+void arch_unoptimize_retired(struct list_head *oplist)
+{
+	u8 jmp[MAX_INSN_SIZE], text[MAX_INSN_SIZE];
+	struct optimized_kprobe *op;
+
+	list_for_each_entry(op, oplist, list) {
+		kprobe_opt_jmp_insn(op, jmp);
+		memset(text, INT3_INSN_OPCODE, sizeof(text));
+		memcpy(text, op->optinsn.orig, JMP32_INSN_SIZE);
+		text_poke_queue(op->kp.addr, text, JMP32_INSN_SIZE, jmp);
+	}
+	text_poke_finish();
+}
+
+/**
+ * arch_remove_optimized_kprobe() - free a detour's buffer
  * @op: a detour no CPU can be running or about to run
  *
- * Context: may sleep.
+ * Context: may sleep; the core frees @op itself.
  */
-void arch_free_optimized_insn(struct arch_optimized_insn *op)
+void arch_remove_optimized_kprobe(struct optimized_kprobe *op)
 {
-	free_optinsn_slot(op->buf);
-	kfree(op);
+	if (!op->optinsn.buf)
+		return;
+	free_optinsn_slot(op->optinsn.buf, 1);
+	op->optinsn.buf = NULL;
 }
 
 #else /* !CONFIG_X86_64 */
@@ -757,16 +821,38 @@ void arch_free_optimized_insn(struct arch_optimized_insn *op)
  * 32-bit kernels keep breakpoint probes: the register-saving detour is
  * only written for x86-64.
  */
-int arch_prepare_optimized_kprobe(struct kprobe *p)
+int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
+				  struct kprobe *orig)
 {
 	return -EOPNOTSUPP;
 }
 
+int arch_prepared_optinsn(struct arch_optimized_insn *optinsn)
+{
+	return 0;
+}
+
+int arch_check_optimized_kprobe(struct optimized_kprobe *op)
+{
+	return 0;
+}
+
+int arch_within_optimized_kprobe(struct optimized_kprobe *op,
+				 kprobe_opcode_t *addr)
+{
+	return 0;
+}
+
 void arch_prescan_optimized_kprobe(struct kprobe *p) { }
-void arch_optimize_kprobe(struct kprobe *p) { }
-void arch_unoptimize_kprobe(struct kprobe *p) { }
-void arch_unoptimize_detour(struct arch_optimized_insn *op) { }
-void arch_optimize_kprobes_flush(void) { }
-void arch_free_optimized_insn(struct arch_optimized_insn *op) { }
+void arch_optimize_kprobes(struct list_head *oplist) { }
+void arch_unoptimize_kprobe(struct optimized_kprobe *op) { }
+void arch_unoptimize_retired(struct list_head *oplist) { }
+void arch_remove_optimized_kprobe(struct optimized_kprobe *op) { }
+
+void arch_unoptimize_kprobes(struct list_head *oplist,
+			     struct list_head *done_list)
+{
+	list_splice_tail_init(oplist, done_list);
+}
 
 #endif /* CONFIG_X86_64 */
