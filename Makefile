@@ -2,6 +2,8 @@
 #
 #   make run      set up, build our kernel, boot it, show kprobes working
 #   make check    build and boot, run every test, print the results table
+#   make check-full   check, plus cross builds of all eleven other kprobes
+#                 architectures (not only arm64, riscv64, powerpc64le, s390x)
 #   make shell    interactive shell in the guest
 #   make bench    our kprobes against the base kernel's, both built and
 #                 booted; table in bench/results/ and README (QUICK=1: short)
@@ -21,10 +23,10 @@
 #   deps base overlay config build static
 
 H := harness
-export BASELINE ACCEL KPROBES_CACHE KP_CANARY KP_TIMEOUT QUICK SERIES_DIR
+export BASELINE ACCEL KPROBES_CACHE KP_CANARY KP_TIMEOUT QUICK SERIES_DIR KP_CROSS_FULL
 T ?= all
 
-.PHONY: all run shell check bench deps base overlay config build static clean-runs help \
+.PHONY: all run shell check check-full bench deps base overlay config build static clean-runs help \
 	series series-check
 
 all: help
@@ -54,6 +56,11 @@ static: base
 
 check: build
 	@$(H)/check.sh $(T)
+
+# check, with the cross rows of every kprobes architecture Debian has a
+# compiler for (harness/config/cross-full/) and their compilers.
+check-full:
+	@$(MAKE) --no-print-directory check KP_CROSS_FULL=1
 
 # Both kernels (each step incremental), then the benchmark (bench/run.sh).
 bench:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make check: boot the kernel of the current mode, run the guest suites
 # (KUnit, ftracetest kprobe/dynevent, ours), the host-side static checks
-# and the config matrix (builds only),
+# the config matrix (builds only, x86 variants and the other kprobes
+# architectures) and our KUnit suite booted on arm64,
 # and print one table ending in 'N passed, N failed, N skipped'.
 # Usage: check.sh [FILTER]   (all, SUITE, or SUITE:GLOB)
 . "$(dirname "$0")/lib.sh"
@@ -14,12 +15,17 @@ case $filter in
 all|static|static:*) "$KP_REPO/harness/static.sh" "$run/static.tsv" ;;
 esac
 case $filter in
-static|static:*|matrix|matrix:*) ;;
+static|static:*|matrix|matrix:*|kunit-arm64) ;;
 *) KP_RUN_DIR=$run "$KP_REPO/harness/boot.sh" test "$filter" ;;
 esac
 case $filter in
 all|matrix) "$KP_REPO/harness/matrix.sh" "$run/matrix.tsv" ;;
 matrix:*) "$KP_REPO/harness/matrix.sh" "$run/matrix.tsv" "${filter#matrix:}" ;;
+kunit-arm64) "$KP_REPO/harness/cross.sh" "$run/matrix.tsv" arm64 ;;
+esac
+# The arm64 kernel the matrix built, booted: our KUnit suite on arm64.
+case $filter in
+all|kunit-arm64) KP_RUN_DIR=$run "$KP_REPO/harness/arm64-kunit.sh" "$run/arm64.tsv" ;;
 esac
 kp_say "results of $run"
 KP_MODE=$KP_MODE python3 "$KP_REPO/harness/report.py" "$run" "$filter"

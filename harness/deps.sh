@@ -6,7 +6,13 @@ KP_STEP=deps
 need=()
 for p in gcc make flex bison bc libelf-dev libssl-dev cpio ccache kmod \
 	 qemu-system-x86 rsync python3 xz-utils perl git patch diffutils \
-	 procps util-linux sparse bpftrace linux-perf python3-docutils; do
+	 procps util-linux sparse bpftrace linux-perf python3-docutils \
+	 gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu gcc-powerpc64le-linux-gnu \
+	 gcc-s390x-linux-gnu qemu-system-arm \
+	 $([ "${KP_CROSS_FULL:-0}" != 1 ] || echo gcc-arm-linux-gnueabihf \
+		gcc-powerpc-linux-gnu gcc-mips64el-linux-gnuabi64 \
+		gcc-sparc64-linux-gnu gcc-hppa-linux-gnu gcc-sh4-linux-gnu \
+		gcc-arc-linux-gnu); do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then

@@ -110,7 +110,7 @@ def main():
             parts = line.split("\t")
             if len(parts) >= 3:
                 rows.append((parts[0], parts[1], parts[2], parts[3] if len(parts) > 3 else ""))
-    for host_side in ("static.tsv", "matrix.tsv"):
+    for host_side in ("static.tsv", "matrix.tsv", "arm64.tsv"):
         for line in (read(os.path.join(run, host_side)) or "").splitlines():
             parts = line.split("\t")
             if len(parts) >= 3:
