@@ -2482,17 +2482,10 @@ void __weak arch_kretprobe_fixup_return(struct pt_regs *regs,
 {
 }
 
-static int kretprobe_pool_init_obj(void *obj, void *context)
+/* objpool's last reference is gone: the pool around it goes too. */
+static int kretprobe_pool_release(struct objpool_head *head, void *unused)
 {
-	struct kretprobe_instance *ri = obj;
-
-	ri->pool = context;
-	return 0;
-}
-
-static int kretprobe_pool_release(struct objpool_head *head, void *context)
-{
-	kfree(context);
+	kfree(container_of(head, struct kretprobe_pool, objpool));
 	return 0;
 }
 
@@ -2536,6 +2529,7 @@ static int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 		rp->nmissed++;
 		return 0;
 	}
+	ri->pool = rp->pool;
 	ri->task = current;
 	if (rp->entry_handler && rp->entry_handler(ri, regs)) {
 		objpool_push(ri, &rp->pool->objpool);
@@ -2685,8 +2679,7 @@ static int kretprobe_alloc_instances(struct kretprobe *rp, int num)
 	RCU_INIT_POINTER(pool->rp, rp);
 	if (objpool_init(&pool->objpool, num,
 			 sizeof(struct kretprobe_instance) + rp->data_size,
-			 GFP_KERNEL, pool, kretprobe_pool_init_obj,
-			 kretprobe_pool_release)) {
+			 GFP_KERNEL, NULL, NULL, kretprobe_pool_release)) {
 		kfree(pool);
 		return -ENOMEM;
 	}

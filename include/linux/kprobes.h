@@ -213,56 +213,49 @@ struct kretprobe {
 /**
  * struct kretprobe_instance - one followed call of a kretprobed function
  * @node: the return-hook record holding the real return address
- *	(CONFIG_KRETPROBE_ON_RETHOOK)
- * @llist: link in the calling task's list of diverted returns, newest
- *	first (otherwise)
- * @pool: the pool the instance goes back to (kprobes core only)
+ *	(CONFIG_KRETPROBE_ON_RETHOOK; first, as rethook's pool hands out
+ *	nodes)
  * @ret_addr: the real return address; the arch saves it in
- *	arch_prepare_kretprobe()
+ *	arch_prepare_kretprobe() (architectures without rethook, as below)
  * @fp: the caller's frame address as the arch sees it, or NULL; tells
  *	instances apart when returns are matched to calls
+ * @pool: the pool the instance goes back to (kprobes core only)
+ * @llist: link in the calling task's list of diverted returns, newest
+ *	first
  * @task: the task that made the call
  * @data: @data_size bytes, private to the kretprobe's handlers
  */
 struct kretprobe_instance {
 #ifdef CONFIG_KRETPROBE_ON_RETHOOK
 	struct rethook_node node;
+	struct task_struct *task;
 #else
-	struct llist_node llist;
-	struct kretprobe_pool *pool;
 	kprobe_opcode_t *ret_addr;
 	void *fp;
-#endif
 	struct task_struct *task;
+	struct kretprobe_pool *pool;
+	struct llist_node llist;
+#endif
 	char data[];
 };
 
 /**
- * struct kretprobe_blackpoint - a function no kretprobe may be placed on
- * @name: its symbol
- * @addr: its address, or NULL until looked up
- *
- * powerpc, s390 and sparc define a kretprobe_blacklist[] of them (with
- * kretprobe_blacklist_size 0); the core consults arch_kretprobe_blacklisted().
- */
-struct kretprobe_blackpoint {
-	const char *name;
-	void *addr;
-};
-
-/**
  * struct kprobe_blacklist_entry - a text range no kprobe may be placed in
- * @list: link in the blacklist
  * @start_addr: first byte of the range
  * @end_addr: first byte past the range
+ * @list: link in the blacklist
  */
 struct kprobe_blacklist_entry {
-	struct list_head list;
 	unsigned long start_addr;
 	unsigned long end_addr;
+	struct list_head list;
 };
 
 #ifdef CONFIG_KPROBES
+
+/* NOKPROBE_SYMBOL() addresses, collected by the linker. */
+extern unsigned long __start_kprobe_blacklist[];
+extern unsigned long __stop_kprobe_blacklist[];
 
 /*
  * Each arch defines both: the probe running on each CPU, and its own
@@ -270,10 +263,6 @@ struct kprobe_blacklist_entry {
  */
 DECLARE_PER_CPU(struct kprobe *, current_kprobe);
 DECLARE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
-
-/* NOKPROBE_SYMBOL() addresses, collected by the linker. */
-extern unsigned long __start_kprobe_blacklist[];
-extern unsigned long __stop_kprobe_blacklist[];
 
 /**
  * kprobe_running() - the probe whose handler or step runs on this CPU
@@ -374,6 +363,16 @@ int kprobe_exceptions_notify(struct notifier_block *self, unsigned long val,
 int arch_populate_kprobe_blacklist(void);
 bool arch_within_kprobe_blacklist(unsigned long addr);
 bool arch_kretprobe_blacklisted(unsigned long func);
+
+/*
+ * powerpc, s390 and sparc still define an (empty) kretprobe_blacklist[]
+ * of these; the core asks arch_kretprobe_blacklisted() instead.
+ */
+struct kretprobe_blackpoint {
+	const char *name;	/* the function's symbol */
+	void *addr;		/* its address, once looked up */
+};
+
 void *alloc_insn_page(void);
 void free_insn_page(void *page);
 void *arch_alloc_insn_pages(unsigned int npages);

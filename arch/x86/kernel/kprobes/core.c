@@ -699,14 +699,6 @@ static void kprobe_emulate(struct kprobe *p, struct pt_regs *regs)
 
 NOKPROBE_SYMBOL(kprobe_emulate);
 
-static void kprobe_run_post(struct kprobe *p, struct pt_regs *regs,
-			    struct kprobe_ctlblk *kcb)
-{
-	__kprobe_run_post(p, regs, kcb);
-}
-
-NOKPROBE_SYMBOL(kprobe_run_post);
-
 /*
  * Carry out @p's instruction after its pre_handler (or, when @nested, after
  * counting it missed).  On return regs say where the CPU goes next.
@@ -722,7 +714,7 @@ static void kprobe_carry_out(struct kprobe *p, struct pt_regs *regs,
 	if (ai->action != KPROBE_X86_STEP) {
 		kprobe_emulate(p, regs);
 		if (!nested)
-			kprobe_run_post(p, regs, kcb);
+			__kprobe_run_post(p, regs, kcb);
 		return;
 	}
 
@@ -784,7 +776,7 @@ static bool kprobe_step_done(struct pt_regs *regs, unsigned long addr,
 	regs->ip = (unsigned long)p->addr + p->ainsn.len;
 	regs->flags |= step->flags_if;
 	if (!step->nested)
-		kprobe_run_post(p, regs, kcb);
+		__kprobe_run_post(p, regs, kcb);
 	return true;
 }
 

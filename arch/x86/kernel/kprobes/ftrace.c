@@ -76,7 +76,8 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	}
 	regs = ftrace_get_regs(fregs);
 	p = likely(regs) ? get_kprobe((kprobe_opcode_t *)ip) : NULL;
-	if (p && !kprobe_disabled(p))
+	/* A disabled site runs no handler there; see __kprobe_run_pre(). */
+	if (p)
 		kprobe_ftrace_run(p, ip, regs);
 	ftrace_test_recursion_unlock(bit);
 }
