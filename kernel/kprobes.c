@@ -66,7 +66,7 @@
  * debug.kprobes-optimization is 1, is a candidate for a jump:
  *
  *   armed --optimizer prepares--> detour --optimizer, after grace periods-->
- *   optimized (KPROBE_FLAG_OPTIMIZED, listed [OPTIMIZED])
+ *   optimized (KPROBE_FLAG_OPTIMIZED)
  *
  *  - detour: the arch proved the instructions at the address may be
  *    replaced by a jump and built a detour buffer that runs the handlers
@@ -75,6 +75,9 @@
  *    before kprobe_mutex is dropped) its hits run the detour's copies
  *    rather than the site's own slot.
  *  - optimized: the jump replaced the breakpoint.
+ *  debugfs "list" shows [OPTIMIZED] from the detour state on, as tools
+ *  expect it right after enabling a probe: the jump itself follows a
+ *  tasks-RCU grace period later, which takes longer than a shell command.
  *  - refused (KPROBE_FLAG_OPT_REFUSED): the arch found the bytes unfit
  *    for a jump; the site stays a breakpoint and the optimizer skips it
  *    until a probe just after it leaves the table (the one reason that
@@ -122,9 +125,10 @@
  *    tasks leave the bytes to be replaced; what it does after relocking it
  *    rests only on what it finds in the table then (an epoch counter says
  *    which detours have waited long enough).  Dropped detours are freed
- *    after synchronize_rcu() and synchronize_rcu_tasks() by
- *    kprobe_opt_reap(), at the end of the work, without kprobe_mutex;
- *    nobody else waits for them.
+ *    after an RCU and a tasks-RCU grace period by a work of their own,
+ *    kprobe_opt_reap_fn(), without kprobe_mutex, so that new candidates
+ *    do not wait behind old detours; only wait_for_kprobe_optimizer()
+ *    waits for it.
  *  - A read of debugfs "list" copies the table under kprobe_mutex and
  *    looks the symbols up after dropping it.
  *  - Text is written by the arch with cpus_read_lock() and text_mutex
@@ -159,6 +163,7 @@
 #include <linux/perf_event.h>
 #include <linux/execmem.h>
 #include <linux/workqueue.h>
+#include <linux/rcupdate_wait.h>
 #include <linux/uaccess.h>
 #include <linux/string.h>
 #include <linux/sort.h>
@@ -1053,7 +1058,7 @@ int sysctl_kprobes_optimization __read_mostly = 1;
 #define KPROBE_OPT_REGION_MAX	MAX_INSN_SIZE
 #endif
 
-/* Detours taken from their sites, awaiting kprobe_opt_reap(); kprobe_mutex. */
+/* Detours taken from their sites, awaiting kprobe_opt_reap_fn(); kprobe_mutex. */
 static LIST_HEAD(kprobe_opt_dropped);
 /*
  * Detours of sites unregistered with their jumps in place; see
@@ -1065,6 +1070,8 @@ static unsigned long kprobe_opt_epoch = 1;
 
 static void kprobe_optimizer_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(kprobe_optimizer_work, kprobe_optimizer_fn);
+static void kprobe_opt_reap_fn(struct work_struct *work);
+static DECLARE_WORK(kprobe_opt_reap_work, kprobe_opt_reap_fn);
 
 void __weak arch_publish_optimized_kprobes(void)
 {
@@ -1100,6 +1107,12 @@ static bool site_opt_candidate(struct kprobe *site)
 	lockdep_assert_held(&kprobe_mutex);
 	return sysctl_kprobes_optimization && site_armed(site) &&
 	       !kprobe_ftrace(site) && !site->post_handler;
+}
+
+/* [OPTIMIZED] in debugfs "list"; see the top of this file.  kprobe_mutex. */
+static bool site_listed_optimized(struct kprobe *site)
+{
+	return kprobe_optimized(site) || (site->opt && site_opt_candidate(site));
 }
 
 /*
@@ -1208,7 +1221,7 @@ static void site_drop_detour(struct kprobe *site, bool poke)
 	WRITE_ONCE(op->kp.flags, op->kp.flags | KPROBE_FLAG_DISABLED);
 	WRITE_ONCE(site->opt, NULL);
 	list_add_tail(&op->list, &kprobe_opt_dropped);
-	kprobe_optimizer_kick();
+	schedule_work(&kprobe_opt_reap_work);
 }
 
 /*
@@ -1244,8 +1257,7 @@ static int kprobe_detour_addr_cmp(void *priv, const struct list_head *a,
 /*
  * Write the original bytes back over every retired jump, in one batch
  * (sorted, as for kprobe_opt_poke_sites()), and hand their detours to the
- * reap.  No kick needed: the one site_retire_jump() gave is still due, and
- * that pass reaps them.  kprobe_mutex held.
+ * reap.  kprobe_mutex held.
  */
 static void kprobe_opt_unjump_retired(void)
 {
@@ -1259,6 +1271,7 @@ static void kprobe_opt_unjump_retired(void)
 	mutex_unlock(&text_mutex);
 	cpus_read_unlock();
 	list_splice_tail_init(&kprobe_opt_retired, &kprobe_opt_dropped);
+	schedule_work(&kprobe_opt_reap_work);
 }
 
 /*
@@ -1276,6 +1289,8 @@ static void kprobe_opt_forget_retired(bool (*inside)(unsigned long, void *),
 		if (inside((unsigned long)op->kp.addr, arg))
 			list_move_tail(&op->list, &kprobe_opt_dropped);
 	}
+	if (!list_empty(&kprobe_opt_dropped))
+		schedule_work(&kprobe_opt_reap_work);
 }
 
 /*
@@ -1325,10 +1340,10 @@ static void kprobe_opt_retry_all(void)
 }
 
 /*
- * Free the dropped detours once no CPU can be running them.  Only the
- * optimizer work reaps, so no two reaps overlap.
+ * Free the dropped detours once no CPU can be running them.  A work item
+ * never runs on two CPUs at once, so no two reaps overlap.
  */
-static void kprobe_opt_reap(void)
+static void kprobe_opt_reap_fn(struct work_struct *work)
 {
 	struct optimized_kprobe *op, *next;
 	LIST_HEAD(dead);
@@ -1339,8 +1354,7 @@ static void kprobe_opt_reap(void)
 	if (list_empty(&dead))
 		return;
 	/* Handlers run with interrupts off; the copies preemptible. */
-	synchronize_rcu();
-	synchronize_rcu_tasks();
+	synchronize_rcu_mult(call_rcu, call_rcu_tasks);
 	list_for_each_entry_safe(op, next, &dead, list) {
 		arch_remove_optimized_kprobe(op);
 		kfree(op);
@@ -1543,7 +1557,12 @@ static void kprobe_optimizer_fn(struct work_struct *work)
 			mutex_unlock(&kprobe_mutex);
 			cond_resched();
 		}
-		if (!built || time_after(jiffies, start + KPROBE_OPT_GATHER))
+		/*
+		 * A registration that kicked the work meanwhile queued it
+		 * again: more may follow.  A lone probe goes straight on.
+		 */
+		if (!built || !delayed_work_pending(&kprobe_optimizer_work) ||
+		    time_after(jiffies, start + KPROBE_OPT_GATHER))
 			break;
 		schedule_timeout_idle(KPROBE_OPTIMIZE_DELAY);
 	}
@@ -1552,9 +1571,9 @@ static void kprobe_optimizer_fn(struct work_struct *work)
 		/*
 		 * Tasks may have been interrupted or preempted inside the
 		 * bytes the jumps will cover; new ones go to the detours.
+		 * Both grace periods run side by side.
 		 */
-		synchronize_rcu();
-		synchronize_rcu_tasks();
+		synchronize_rcu_mult(call_rcu, call_rcu_tasks);
 		mutex_lock(&kprobe_mutex);
 		kprobe_opt_epoch++;
 		mutex_unlock(&kprobe_mutex);
@@ -1563,8 +1582,6 @@ static void kprobe_optimizer_fn(struct work_struct *work)
 	mutex_lock(&kprobe_mutex);
 	kprobe_opt_poke_all(true);
 	mutex_unlock(&kprobe_mutex);
-
-	kprobe_opt_reap();
 }
 
 /*
@@ -1610,6 +1627,7 @@ void kprobe_optimization_set(int on)
 void wait_for_kprobe_optimizer(void)
 {
 	flush_delayed_work(&kprobe_optimizer_work);
+	flush_work(&kprobe_opt_reap_work);
 }
 EXPORT_SYMBOL_GPL(wait_for_kprobe_optimizer);
 
@@ -1649,6 +1667,7 @@ static void __init kprobe_sysctls_init(void)
 #else
 static void kprobe_optimizer_kick(void) { }
 static bool site_opt_candidate(struct kprobe *site) { return false; }
+static bool site_listed_optimized(struct kprobe *site) { return false; }
 static void site_opt_prescan(struct kprobe *site) { }
 static void site_drop_detour(struct kprobe *site, bool poke) { }
 static void kprobe_opt_clear_around(kprobe_opcode_t *addr) { }
@@ -3041,7 +3060,7 @@ static void kprobe_list_take(struct kprobe_list_line *line, struct kprobe *p,
 	line->gone = kprobe_gone(p);
 	line->disabled = kprobe_disabled(p);
 	/* How the address is probed is a property of the site. */
-	line->optimized = kprobe_optimized(site);
+	line->optimized = site_listed_optimized(site);
 	line->ftrace = kprobe_ftrace(site);
 }
 
