@@ -11,7 +11,8 @@
 # rows, so a failure can be told apart from the arch's own.  A warning or
 # error in our files or in the listed arch files fails the row.
 # KP_CROSS_FULL=1 (make check-full) adds harness/config/cross-full/: the
-# remaining architectures Debian has a cross compiler for.
+# remaining architectures Debian has a cross compiler for.  KP_CROSS_OUT
+# replaces out/<mode> in the build directories (series-check's own tree).
 # Usage: cross.sh OUTFILE [GLOB]
 . "$(dirname "$0")/lib.sh"
 KP_STEP=cross
@@ -38,7 +39,7 @@ for frag in "${frags[@]}"; do
 		row "$name" fail "no ${cross}gcc (make deps installs it)"
 		continue
 	fi
-	o=$KPROBES_CACHE/out/$KP_MODE-cross-$name
+	o=${KP_CROSS_OUT:-$KPROBES_CACHE/out/$KP_MODE}-cross-$name
 	mkdir -p "$o"
 	xmake() {
 		flock "$KPROBES_CACHE/build.lock" make -C "$tree" O="$o" ARCH="$arch" \

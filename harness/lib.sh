@@ -42,7 +42,7 @@ export CCACHE_DIR=${CCACHE_DIR:-$KPROBES_CACHE/ccache}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
 # Both trees are compiled with O=, so the same source seen through the
 # pristine and the work tree should still hit the cache.
-export CCACHE_BASEDIR=$KPROBES_CACHE
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$KPROBES_CACHE}
 export CCACHE_NOHASHDIR=1
 
 kp_say() { printf '[%s] %s\n' "${KP_STEP:-harness}" "$*" >&2; }

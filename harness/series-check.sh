@@ -5,9 +5,12 @@
 # ($KPROBES_CACHE/series-am/work/linux-<ver>, reset to the base on every run);
 # after each patch vmlinux and modules are built incrementally with the test
 # configuration (config.sh, in $KPROBES_CACHE/series-am/out/ours) through
-# kp_make, so under the shared build lock.  Prints a table: patch, applied,
-# built.  Exit status non-zero when any patch did not apply or build.
-# Not part of 'make check': the first run is a full kernel build.
+# kp_make, so under the shared build lock, and so is the arm64 row of the
+# cross matrix (harness/cross.sh: Image and modules, in
+# series-am/out/ours-cross-arm64).  Prints a table: patch, applied, built on
+# x86_64, built on arm64.  Exit status non-zero when any patch did not apply
+# or build.  Not part of 'make check': the first run is a full kernel build
+# for each arch.
 . "$(dirname "$0")/lib.sh"
 KP_STEP=series-check
 
@@ -45,11 +48,11 @@ git clean -q -f -d -x
 "$KP_REPO/harness/config.sh"
 
 mapfile -t list < <(cd "$patches" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-')
-declare -a applied built
+declare -a applied built arm
 stop=0
 i=0
 for p in "${list[@]}"; do
-	applied[i]=-; built[i]=-
+	applied[i]=-; built[i]=-; arm[i]=-
 	if [ "$stop" = 0 ]; then
 		if git am -q "$patches/$p" >"$sc/am.log" 2>&1; then
 			applied[i]=yes
@@ -62,6 +65,12 @@ for p in "${list[@]}"; do
 				built[i]="FAILED: $(grep -E '^make\[[0-9]+\]: \*\*\* \[' "$log" | head -n 3 | sed -E 's/.*\[([^]]*)\].*/\1/' | tr '\n' ' ')(log: $log)"
 				stop=1
 			fi
+			rm -f "$sc/arm64.tsv"
+			KP_CROSS_OUT=$sc/out/ours "$KP_REPO/harness/cross.sh" "$sc/arm64.tsv" arm64 ||
+				true
+			arm[i]=$(awk -F '\t' '$2 == "arm64" { print ($3 == "pass" ? "yes" : "FAILED: " $4) }' "$sc/arm64.tsv" 2>/dev/null)
+			[ -n "${arm[i]}" ] || arm[i]="FAILED: no arm64 row"
+			case ${arm[i]} in yes*) ;; *) stop=1 ;; esac
 		else
 			applied[i]=FAILED
 			cat "$sc/am.log" >&2
@@ -74,11 +83,12 @@ done
 
 w=5
 for p in "${list[@]}"; do [ ${#p} -le "$w" ] || w=${#p}; done
-printf '%-*s  %-8s  %s\n' "$w" patch applied built
-printf '%-*s  %-8s  %s\n' "$w" "$(printf '%*s' "$w" '' | tr ' ' -)" -------- ------
+printf '%-*s  %-8s  %-30s  %s\n' "$w" patch applied "x86_64" arm64
+printf '%-*s  %-8s  %-30s  %s\n' "$w" "$(printf '%*s' "$w" '' | tr ' ' -)" -------- ------ -----
 fail=0
 for i in "${!list[@]}"; do
-	printf '%-*s  %-8s  %s\n' "$w" "${list[i]}" "${applied[i]}" "${built[i]}"
+	printf '%-*s  %-8s  %-30s  %s\n' "$w" "${list[i]}" "${applied[i]}" "${built[i]}" "${arm[i]}"
 	case ${built[i]} in yes*) ;; *) fail=1 ;; esac
+	case ${arm[i]} in yes*) ;; *) fail=1 ;; esac
 done
 [ "$fail" = 0 ] && echo "every prefix of the series applies and builds" || { echo "series check FAILED"; exit 1; }

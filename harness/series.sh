@@ -15,6 +15,10 @@
 #   why: LINE        the step's one line in the cover letter
 #   # ...            comment
 # The rest is the commit message: subject, body, Signed-off-by.
+# A step may ship an interim version of a file, so that a large change can
+# be split and every step still builds: NN-name.stage/PATH, when present,
+# is taken for PATH instead of the repository's file (PATH must be in the
+# step's 'files:'); a later step takes the final one.
 # Every owned entry and MAINTAINERS.patch must be taken by some step, and the
 # final tree is compared with what overlay.sh would build, so the series can
 # never silently drop or alter a file.  The cover letter is made from
@@ -75,11 +79,17 @@ for s in "${steps[@]}"; do
 			done
 		fi
 		[ "$ok" = 1 ] || { kp_say "$name: $p is not ours (not in harness/owned-files)"; bad=1; }
-		if [ ! -e "$KP_REPO/$p" ]; then
+		if [ ! -e "$KP_REPO/$p" ] && [ ! -e "${s%.msg}.stage/$p" ]; then
 			kp_say "$name: $p does not exist in the repository"; bad=1
 		fi
 		taken[$p]=$name
 	done < <(step_files "$s")
+	if [ -d "${s%.msg}.stage" ]; then
+		while read -r f; do
+			step_files "$s" | grep -qxF "$f" ||
+				{ kp_say "$name: stage file $f is not in its 'files:'"; bad=1; }
+		done < <(cd "${s%.msg}.stage" && find . -type f | sed 's|^\./||')
+	fi
 done
 for o in "${owned[@]}" MAINTAINERS.patch; do
 	[ -n "${taken[$o]:-}" ] || { kp_say "owned $o is in no step of the series (add it to a 'files:' line in $plan/)"; bad=1; }
@@ -141,7 +151,11 @@ for s in "${steps[@]}"; do
 			;;
 		*)
 			mkdir -p "$(dirname "$p")"
-			cp "$KP_REPO/$p" "$p"
+			if [ -f "${s%.msg}.stage/$p" ]; then
+				cp "${s%.msg}.stage/$p" "$p"
+			else
+				cp "$KP_REPO/$p" "$p"
+			fi
 			paths+=("$p")
 			;;
 		esac
