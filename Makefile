@@ -15,7 +15,10 @@
 #
 # Switches:  BASELINE=1   the unmodified base kernel (upstream's kprobes)
 #            T=SUITE[:GLOB]   one suite or some tests (kunit, ftrace, guest,
-#                         static), e.g. T=ftrace:kprobe/kprobe_args*
+#                         static), e.g. T=ftrace:kprobe/kprobe_args*;
+#                         T=debug: only the debug kernel
+#            DEBUG=0      check without the debug kernel (KASAN, lockdep,
+#                         kmemleak: a build and a boot of its own)
 #            ACCEL=tcg|kvm|auto   how QEMU runs the guest (default tcg)
 #            KPROBES_CACHE=DIR    where trees, builds and runs live
 #                         (default ~/.cache/kprobes-dev)
@@ -23,7 +26,7 @@
 #   deps base overlay config build static
 
 H := harness
-export BASELINE ACCEL KPROBES_CACHE KP_CANARY KP_TIMEOUT QUICK SERIES_DIR KP_CROSS_FULL
+export BASELINE ACCEL KPROBES_CACHE KP_CANARY KP_TIMEOUT QUICK SERIES_DIR KP_CROSS_FULL KP_FULL DEBUG
 T ?= all
 
 .PHONY: all run shell check check-full bench deps base overlay config build static clean-runs help \
@@ -60,7 +63,7 @@ check: build
 # check, with the cross rows of every kprobes architecture Debian has a
 # compiler for (harness/config/cross-full/) and their compilers.
 check-full:
-	@$(MAKE) --no-print-directory check KP_CROSS_FULL=1
+	@$(MAKE) --no-print-directory check KP_CROSS_FULL=1 KP_FULL=1
 
 # Both kernels (each step incremental), then the benchmark (bench/run.sh).
 bench:

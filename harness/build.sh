@@ -22,7 +22,7 @@ fingerprint() {
 			cat "$tree/.kp-maintainers-applied" 2>/dev/null || true
 		fi
 		cat "$tree/.kp-pristine" 2>/dev/null || true
-		cat "$KP_REPO"/harness/modules/*
+		cat "$KP_REPO"/harness/modules/* "$KP_REPO"/guest-tests/modules/*
 	} | sha256sum | cut -d' ' -f1
 }
 
@@ -70,12 +70,14 @@ release=$(cat "$KP_OUT/include/config/kernel.release")
 rm -rf "$KP_OUT/modroot"
 kp_make -s INSTALL_MOD_PATH="$KP_OUT/modroot" modules_install >/dev/null
 
-# The harness's own test modules, built against this kernel in a copy (M=
-# writes next to the sources) and installed under extra/.
-hm=$KP_OUT/harness-modules
-rm -rf "$hm"
-cp -r "$KP_REPO/harness/modules" "$hm"
-kp_make -s M="$hm" modules >/dev/null || kp_die "harness modules failed to build"
-kp_make -s M="$hm" INSTALL_MOD_PATH="$KP_OUT/modroot" INSTALL_MOD_DIR=extra modules_install >/dev/null
+# The harness's and the guest tests' own modules, built against this kernel
+# in a copy (M= writes next to the sources) and installed under extra/.
+for m in harness/modules guest-tests/modules; do
+	hm=$KP_OUT/${m//\//-}
+	rm -rf "$hm"
+	cp -r "$KP_REPO/$m" "$hm"
+	kp_make -s M="$hm" modules >/dev/null || kp_die "$m failed to build"
+	kp_make -s M="$hm" INSTALL_MOD_PATH="$KP_OUT/modroot" INSTALL_MOD_DIR=extra modules_install >/dev/null
+done
 echo "$fp" > "$stamp"
 kp_say "built $release in $(( $(date +%s) - start )) s: $KP_OUT/arch/x86/boot/bzImage"

@@ -34,9 +34,17 @@ if [ -n "${KP_VARIANT:-}" ]; then
 	KP_CONFIG_EXTRA=$KP_REPO/harness/config/matrix/$KP_VARIANT.config
 fi
 KP_LOCALVERSION=-kp$KP_MODE
+# KP_DEBUG=1: the debug kernel (harness/config/debug.config on top of the
+# test fragment: KASAN, lockdep, kmemleak, ...), in a directory of its own.
+if [ "${KP_DEBUG:-0}" = 1 ]; then
+	KP_OUT=$KP_OUT-debug
+	KP_CONFIG_EXTRA=$KP_REPO/harness/config/debug.config
+	KP_LOCALVERSION=-kp$KP_MODE-debug
+	KP_RUN_SUFFIX=-debug
+fi
 # Run directories and the latest-* link are named after this (a private
 # KP_OUT_DIR build gets runs of its own).
-KP_RUN_NAME=$KP_MODE${KP_OUT_DIR:+-$(basename "$KP_OUT_DIR")}
+KP_RUN_NAME=$KP_MODE${KP_OUT_DIR:+-$(basename "$KP_OUT_DIR")}${KP_RUN_SUFFIX:-}
 
 export CCACHE_DIR=${CCACHE_DIR:-$KPROBES_CACHE/ccache}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}

@@ -84,6 +84,46 @@ def console_excerpt(console):
     return None, None
 
 
+def guest_rows(run, filt, want, prefix, excerpts):
+    """Rows of one boot in RUN: KTAP, the guest's results.tsv, the boot.
+
+    FILT is the guest's filter (for what a missing results.tsv means);
+    PREFIX goes before every suite name; a console excerpt, if any, is
+    appended to EXCERPTS.
+    """
+    rows = []
+    console = read(os.path.join(run, "console.log")) or ""
+    if want("kunit", "") or filt.startswith("kunit"):
+        k = kunit_results(console, want)
+        if not k and filt in ("all", "kunit"):
+            rows.append(("kunit", "results", "fail", "no KTAP output on the console"))
+        rows += k
+    res = read(os.path.join(run, "results.tsv"))
+    if res:
+        for line in res.splitlines():
+            parts = line.split("\t")
+            if len(parts) >= 3:
+                rows.append((parts[0], parts[1], parts[2], parts[3] if len(parts) > 3 else ""))
+
+    if os.path.exists(os.path.join(run, "console.log")):
+        if "KP-GUEST-DONE" not in console:
+            why = (read(os.path.join(run, "timeout")) or "guest did not finish").strip()
+            rows.append(("boot", "guest finished", "fail", why))
+        elif res is None and filt not in ("kunit",) and not filt.startswith("kunit:"):
+            rows.append(("boot", "guest finished", "fail", "no results.tsv from the guest"))
+        else:
+            rows.append(("boot", "guest finished", "pass",
+                         "%s s, %s" % ((read(os.path.join(run, "seconds")) or "?").strip(),
+                                       (read(os.path.join(run, "accel")) or "?").strip())))
+        first, excerpt = console_excerpt(console)
+        if first:
+            rows.append(("boot", "console clean", "fail", first[:100]))
+            excerpts.append((os.path.join(run, "console.log"), excerpt))
+        else:
+            rows.append(("boot", "console clean", "pass", "no oops/BUG/WARN/lockdep/panic"))
+    return [(prefix + r[0],) + tuple(r[1:]) for r in rows]
+
+
 def main():
     run = sys.argv[1]
     filt = sys.argv[2] if len(sys.argv) > 2 else "all"
@@ -98,40 +138,18 @@ def main():
         return False
 
     rows = []
-    console = read(os.path.join(run, "console.log")) or ""
-    if want("kunit", "") or filt.startswith("kunit"):
-        k = kunit_results(console, want)
-        if not k and filt in ("all", "kunit"):
-            rows.append(("kunit", "results", "fail", "no KTAP output on the console"))
-        rows += k
-    res = read(os.path.join(run, "results.tsv"))
-    if res:
-        for line in res.splitlines():
-            parts = line.split("\t")
-            if len(parts) >= 3:
-                rows.append((parts[0], parts[1], parts[2], parts[3] if len(parts) > 3 else ""))
-    for host_side in ("static.tsv", "matrix.tsv", "arm64.tsv"):
+    excerpts = []
+    if filt != "debug":
+        rows += guest_rows(run, filt, want, "", excerpts)
+    for host_side in ("static.tsv", "matrix.tsv", "arm64.tsv", "debug.tsv"):
         for line in (read(os.path.join(run, host_side)) or "").splitlines():
             parts = line.split("\t")
             if len(parts) >= 3:
                 rows.append((parts[0], parts[1], parts[2], parts[3] if len(parts) > 3 else ""))
-
-    excerpt = None
-    if os.path.exists(os.path.join(run, "console.log")):
-        if "KP-GUEST-DONE" not in console:
-            why = (read(os.path.join(run, "timeout")) or "guest did not finish").strip()
-            rows.append(("boot", "guest finished", "fail", why))
-        elif res is None and filt not in ("kunit",) and not filt.startswith("kunit:"):
-            rows.append(("boot", "guest finished", "fail", "no results.tsv from the guest"))
-        else:
-            rows.append(("boot", "guest finished", "pass",
-                         "%s s, %s" % ((read(os.path.join(run, "seconds")) or "?").strip(),
-                                       (read(os.path.join(run, "accel")) or "?").strip())))
-        first, excerpt = console_excerpt(console)
-        if first:
-            rows.append(("boot", "console clean", "fail", first[:100]))
-        else:
-            rows.append(("boot", "console clean", "pass", "no oops/BUG/WARN/lockdep/panic"))
+    # The debug kernel's boot (harness/debug.sh): its suites get "debug-".
+    if os.path.isdir(os.path.join(run, "debug")) and filt in ("all", "debug"):
+        rows += guest_rows(os.path.join(run, "debug"), "all", lambda s, n: True,
+                           "debug-", excerpts)
 
     import fnmatch
     xfail = expected_failures(
@@ -157,8 +175,8 @@ def main():
         status = status if status in counts else "fail"
         counts[status] += 1
         print("%-*s  %-6s  %s" % (w1, "%s:%s" % (suite, name), status.upper(), detail))
-    if excerpt:
-        print("\nconsole excerpt (%s):\n%s" % (os.path.join(run, "console.log"), excerpt))
+    for where, excerpt in excerpts:
+        print("\nconsole excerpt (%s):\n%s" % (where, excerpt))
     for n in notes:
         print("note: " + n)
     failed = [r for r in rows if r[2] == "fail"]

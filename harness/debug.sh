@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The debug kernel of 'make check': the test configuration plus
+# harness/config/debug.config (KASAN, lockdep, kmemleak, ...), built in
+# out/<mode>-debug and booted in the same harness, into RUN/debug.  The
+# guest runs the boot-time KUnit suites and the guest tests named in
+# KP_DEBUG_TESTS (a run-tests.sh filter), then a kmemleak scan.  Here, one
+# row in RUN/debug.tsv for that scan: no unreferenced object may have our
+# code in its allocation backtrace.  report.py reads the rest of RUN/debug
+# (console, KTAP, results) like the main run, with "debug-" suites.
+# Usage: debug.sh RUN
+export KP_DEBUG=1
+. "$(dirname "$0")/lib.sh"
+KP_STEP=debug
+run=$1
+row() { printf 'debug\t%s\t%s\t%s\n' "$1" "$2" "$3" >> "$run/debug.tsv"; }
+
+"$KP_REPO/harness/config.sh"
+"$KP_REPO/harness/build.sh"
+# What the debug kernel runs besides KUnit: the SMP churn stress (60 s;
+# 300 s in make check-full), the tests that churn the registry, the
+# optimizer, modules and __init text, and the fuzz (10,000 lines; 100,000
+# in make check-full).
+tests=${KP_DEBUG_TESTS:-guest:kprobe_smp_stress,guest:kprobe_events_fuzz,guest:kprobe_many_offsets,guest:kprobe_module_gone,guest:kprobe_module_before_load,guest:kprobe_init_gone,guest:kprobe_samples,guest:kprobe_optimization_sysctl,guest:kprobe_perf_pmu,guest:kprobe_profile_trace,guest:kprobes_enabled_knob,ftrace:kprobe/kprobe_opt_types,ftrace:kprobe/multiple_kprobes}
+fuzz=10000 stress=60
+[ "${KP_FULL:-0}" != 1 ] || { fuzz=100000; stress=300; }
+KP_CMDLINE="KP_FUZZ_COUNT=$fuzz KP_STRESS_SECONDS=$stress ${KP_CMDLINE:-}" KP_RUN_DIR=$run/debug \
+	"$KP_REPO/harness/boot.sh" test "$tests"
+
+# Functions defined by our files, as kmemleak's backtraces name them.
+ours=$run/debug/our-functions
+{
+	for o in kernel/kprobes.o kernel/trace/trace_kprobe.o lib/test_kprobes.o \
+		arch/x86/kernel/kprobes/*.o samples/kprobes/*.o; do
+		# shellcheck disable=SC2086 # the glob is expanded in KP_OUT
+		for f in $KP_OUT/$o; do
+			[ -f "$f" ] && nm --defined-only "$f" | awk '$2 ~ /^[tTwW]$/ { print $3 }'
+		done
+	done
+} | sort -u > "$ours"
+leaks=$run/debug/kmemleak.txt
+if [ ! -f "$leaks" ]; then
+	row kmemleak fail "no kmemleak report from the guest"
+elif [ ! -s "$ours" ]; then
+	row kmemleak fail "found none of our functions in $KP_OUT"
+else
+	read -r total mine first < <(awk -v ours="$ours" '
+		BEGIN { while ((getline l < ours) > 0) f[l] = 1 }
+		/^unreferenced object/ { n++; cur = 0 }
+		/^ +\[<[0-9a-f]+>\] / {
+			fn = $2; sub(/\+.*/, "", fn)
+			if ((fn in f) && !cur) { cur = 1; m++; if (!hit) hit = fn }
+		}
+		END { printf "%d %d %s\n", n, m, hit ? hit : "-" }' "$leaks")
+	if [ "$mine" != 0 ]; then
+		row kmemleak fail "$mine of $total unreferenced objects allocated through our code (first: $first; see $leaks)"
+	else
+		row kmemleak pass "$total unreferenced objects, none allocated through our code"
+	fi
+fi
