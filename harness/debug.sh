@@ -20,7 +20,7 @@ row() { printf 'debug\t%s\t%s\t%s\n' "$1" "$2" "$3" >> "$run/debug.tsv"; }
 # 300 s in make check-full), the tests that churn the registry, the
 # optimizer, modules and __init text, and the fuzz (10,000 lines; 100,000
 # in make check-full).
-tests=${KP_DEBUG_TESTS:-guest:kprobe_smp_stress,guest:kprobe_events_fuzz,guest:kprobe_many_offsets,guest:kprobe_module_gone,guest:kprobe_module_before_load,guest:kprobe_init_gone,guest:kprobe_samples,guest:kprobe_optimization_sysctl,guest:kprobe_perf_pmu,guest:kprobe_profile_trace,guest:kprobes_enabled_knob,ftrace:kprobe/kprobe_opt_types,ftrace:kprobe/multiple_kprobes}
+tests=${KP_DEBUG_TESTS:-guest:kprobe_smp_stress,guest:kprobe_events_fuzz,guest:kprobe_many_offsets,guest:kprobe_module_gone,guest:kprobe_module_before_load,guest:kprobe_module_coming,guest:kprobe_init_gone,guest:kprobe_samples,guest:kprobe_optimization_sysctl,guest:kprobe_perf_pmu,guest:kprobe_profile_trace,guest:kprobes_enabled_knob,ftrace:kprobe/kprobe_opt_types,ftrace:kprobe/multiple_kprobes}
 fuzz=10000 stress=60
 [ "${KP_FULL:-0}" != 1 ] || { fuzz=100000; stress=300; }
 KP_CMDLINE="KP_FUZZ_COUNT=$fuzz KP_STRESS_SECONDS=$stress ${KP_CMDLINE:-}" KP_RUN_DIR=$run/debug \

@@ -999,6 +999,27 @@ static void kprobe_add_module_blacklist(struct module *mod)
 		kprobe_add_area_blacklist(start, start + mod->noinstr_text_size);
 }
 
+/*
+ * A module's blacklist is added while it is coming, by our notifier or
+ * before it by the first registration on its text: the module is in the
+ * module list, and its symbols and text can be found, from the moment it
+ * is COMING, and notifiers of a higher priority, or other tasks, may
+ * register probes on it before ours has run.  Whoever comes second finds
+ * entries of the module in the list and adds nothing.  A module with no
+ * entries is looked for in vain each time, only while it is coming.
+ * kprobe_mutex held.
+ */
+static void kprobe_add_module_blacklist_once(struct module *mod)
+{
+	struct kprobe_blacklist_entry *ent;
+
+	list_for_each_entry(ent, &kprobe_blacklist, list) {
+		if (within_module(ent->start_addr, mod))
+			return;
+	}
+	kprobe_add_module_blacklist(mod);
+}
+
 static void kprobe_remove_module_blacklist(struct module *mod)
 {
 	struct kprobe_blacklist_entry *ent, *next;
@@ -1849,10 +1870,21 @@ static bool kprobe_module_init_retired(struct module *mod, unsigned long addr)
 	module_put(mod);
 	return true;
 }
+
+/* The blacklist of a module still coming may not be in the list yet. */
+static void kprobe_module_blacklist_ready(struct module *mod)
+{
+	if (mod && mod->state == MODULE_STATE_COMING)
+		kprobe_add_module_blacklist_once(mod);
+}
 #else
 static bool kprobe_module_init_retired(struct module *mod, unsigned long addr)
 {
 	return false;
+}
+
+static void kprobe_module_blacklist_ready(struct module *mod)
+{
 }
 #endif
 
@@ -1868,16 +1900,6 @@ static int kprobe_check_address(unsigned long addr, struct module **modp)
 	*modp = NULL;
 	if (!core_kernel_text(addr) && !is_module_text_address(addr))
 		return -EINVAL;
-	if (within_kprobe_blacklist(addr))
-		return -EINVAL;
-
-	jump_label_lock();
-	if (jump_label_text_reserved((void *)addr, (void *)addr) ||
-	    static_call_text_reserved((void *)addr, (void *)addr))
-		ret = -EBUSY;
-	jump_label_unlock();
-	if (ret)
-		return ret;
 
 	preempt_disable();
 	mod = __module_text_address(addr);
@@ -1886,8 +1908,23 @@ static int kprobe_check_address(unsigned long addr, struct module **modp)
 	else if (mod && kprobe_module_init_retired(mod, addr))
 		ret = -ENOENT;
 	preempt_enable();
-	if (ret || !mod)
+	if (ret)
 		return ret;
+
+	kprobe_module_blacklist_ready(mod);
+	if (within_kprobe_blacklist(addr)) {
+		ret = -EINVAL;
+	} else {
+		jump_label_lock();
+		if (jump_label_text_reserved((void *)addr, (void *)addr) ||
+		    static_call_text_reserved((void *)addr, (void *)addr))
+			ret = -EBUSY;
+		jump_label_unlock();
+	}
+	if (ret) {
+		module_put(mod);
+		return ret;
+	}
 	*modp = mod;
 	return 0;
 }
@@ -1947,6 +1984,15 @@ static int kprobe_ftrace_arm(struct kprobe *site)
 	int ret;
 
 	lockdep_assert_held(&kprobe_mutex);
+	/*
+	 * After ftrace_kill() every ftrace call fails, and ftrace has said
+	 * why already: the site is counted, not attached, and runs no
+	 * handler either way.
+	 */
+	if (READ_ONCE(kprobe_ftrace_disabled)) {
+		kprobe_ftrace_armed++;
+		return 0;
+	}
 	ret = ftrace_set_filter_ip(&kprobe_ftrace_ops, ip, 0, 0);
 	if (ret)
 		return ret;
@@ -1966,9 +2012,11 @@ static void kprobe_ftrace_disarm(struct kprobe *site)
 	lockdep_assert_held(&kprobe_mutex);
 	if (WARN_ON_ONCE(!kprobe_ftrace_armed))
 		return;
-	if (kprobe_ftrace_armed == 1)
-		WARN_ON_ONCE(unregister_ftrace_function(&kprobe_ftrace_ops));
 	kprobe_ftrace_armed--;
+	if (READ_ONCE(kprobe_ftrace_disabled))
+		return;		/* as in kprobe_ftrace_arm() */
+	if (!kprobe_ftrace_armed)
+		WARN_ON_ONCE(unregister_ftrace_function(&kprobe_ftrace_ops));
 	WARN_ON_ONCE(ftrace_set_filter_ip(&kprobe_ftrace_ops,
 					  (unsigned long)site->addr, 1, 0));
 }
@@ -2947,7 +2995,7 @@ static int kprobes_module_callback(struct notifier_block *nb,
 	mutex_lock(&kprobe_mutex);
 	switch (val) {
 	case MODULE_STATE_COMING:
-		kprobe_add_module_blacklist(mod);
+		kprobe_add_module_blacklist_once(mod);
 		break;
 	case MODULE_STATE_LIVE:
 		/* The module's __init text is freed next. */
@@ -3000,9 +3048,12 @@ void kprobe_free_init_mem(void)
 /**
  * kprobe_ftrace_kill() - ftrace is dead; stop using it
  *
- * New probes on ftrace call sites fall back on breakpoints, and the ftrace
- * handler stops running the handlers of probes attached through it.  Only
- * a flag is written: ftrace_kill() may be called in any context.
+ * New probes on ftrace call sites fall back on breakpoints, the ftrace
+ * handler stops running the handlers of probes attached through it, and
+ * arming or disarming those probes no longer calls into ftrace, which
+ * would refuse.  Only a flag is written: ftrace_kill() may be called in
+ * any context, so a hit already past the flag's check finishes its
+ * handlers.
  * Context: any (called from ftrace_kill()).
  */
 void kprobe_ftrace_kill(void)

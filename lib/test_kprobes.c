@@ -729,8 +729,31 @@ asm(KPT_ASM_BEGIN(kpt_asm_optkey)
 	KPT_ASM_END(kpt_asm_optkey)
 );
 
-/* The asm above names it: kept even where no test switches it. */
+/*
+ * x + 3, or x + 2 while kpt_opt_jl_key is on: a probe on site 2 would
+ * cover both adds, and the jump label of site 1, a nop until the key
+ * turns it on, jumps to the second one, inside those bytes.
+ */
+asm(KPT_ASM_BEGIN(kpt_asm_optjl)
+	KPT_SITE(kpt_asm_optjl) "movq %rdi, %rax\n"
+	"1:\n\t"
+	KPT_SITE(kpt_asm_optjl) ".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"
+	".pushsection __jump_table, \"aw\"\n\t"
+	".balign 8\n\t"
+	".long 1b - .\n\t"
+	".long 2f - .\n\t"
+	".quad kpt_opt_jl_key - .\n\t"
+	".popsection\n\t"
+	KPT_SITE(kpt_asm_optjl) "addq $1, %rax\n"
+	"2:\n\t"
+	KPT_SITE(kpt_asm_optjl) "addq $2, %rax\n\t"
+	KPT_SITE(kpt_asm_optjl) KPT_RET
+	KPT_ASM_END(kpt_asm_optjl)
+);
+
+/* The asm above names them: kept even where no test switches them. */
 static __used DEFINE_STATIC_KEY_FALSE(kpt_opt_key);
+static __used DEFINE_STATIC_KEY_FALSE(kpt_opt_jl_key);
 
 KPT_ASM_FUNC(kpt_asm_riprel, unsigned long x);
 KPT_ASM_SITES(kpt_asm_riprel);
@@ -768,6 +791,8 @@ KPT_ASM_FUNC(kpt_asm_optnop, unsigned long x);
 KPT_ASM_SITES(kpt_asm_optnop);
 KPT_ASM_FUNC(kpt_asm_optkey, unsigned long x);
 KPT_ASM_SITES(kpt_asm_optkey);
+KPT_ASM_FUNC(kpt_asm_optjl, unsigned long x);
+KPT_ASM_SITES(kpt_asm_optjl);
 
 static unsigned int kpt_nr_sites(const u32 *sites)
 {
@@ -2480,6 +2505,39 @@ static void kprobe_opt_unregister_retires(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&again->hits), 1);
 }
 
+/*
+ * A CPU held up between an old jump and the detour's callback past the
+ * unregistration of its probe, and the registration of a new one at the
+ * address: the callback is called here as that CPU would call it, with
+ * the copies of the old detour, and must run no handler of the new probe
+ * (a breakpoint probe whose post_handler would not follow).  The same
+ * call with the live detour's copies, first, does run the handler.
+ */
+static void kprobe_opt_stale_detour(struct kunit *test)
+{
+	struct kpt_opt_probe *o = kpt_opt_probe_new(test, kpt_opt_addr());
+	struct kpt_probe *again = kpt_probe_new(test, kpt_opt_addr(), true);
+	struct pt_regs regs = { .ip = (unsigned long)kpt_opt_addr() + 1 };
+	kprobe_opcode_t *copy;
+
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &o->kp), 0);
+	KUNIT_ASSERT_TRUE(test, kpt_wait_optimized(&o->kp));
+	copy = o->kp.opt->optinsn.copy;
+	KUNIT_ASSERT_NOT_NULL(test, copy);
+	kprobe_opt_callback(&regs, copy);
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
+
+	kpt_unregister(test, &o->kp);
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &again->kp), 0);
+	kprobe_opt_callback(&regs, copy);
+	KUNIT_EXPECT_EQ(test, again->pre_hits, 0U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
+
+	KUNIT_EXPECT_EQ(test, kpt_call_opt(4), KPT_OPT_RESULT(4));
+	KUNIT_EXPECT_EQ(test, again->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, again->post_hits, 1U);
+}
+
 static void kprobe_opt_sysctl(struct kunit *test)
 {
 	struct kpt_opt_probe *o = kpt_opt_probe_new(test, kpt_opt_addr());
@@ -2615,6 +2673,36 @@ static void kprobe_opt_refused_jump_label(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 2);
 	static_branch_disable(&kpt_opt_key);
 	KUNIT_EXPECT_EQ(test, kpt_asm_optkey(40), 41UL);
+}
+
+static void kpt_opt_jl_key_off(void *unused)
+{
+	static_branch_disable(&kpt_opt_jl_key);
+}
+
+/*
+ * A jump label outside the region whose target is inside it: refused
+ * although the label is a nop, with no target to decode, when the
+ * function is scanned.  A jump there would be entered in its middle
+ * once the key is on.
+ */
+static void kprobe_opt_refused_jump_label_target(struct kunit *test)
+{
+	void *addr = kpt_site(kpt_asm_optjl, kpt_asm_optjl_sites, 2);
+	struct kpt_opt_probe *o = kpt_opt_probe_new(test, addr);
+
+	kpt_opt_expect_refused(test, o, KPROBE_OPT_SCAN_REFUSED);
+	KUNIT_EXPECT_EQ(test, kpt_asm_optjl(40), 43UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kpt_opt_jl_key_off,
+							NULL), 0);
+	static_branch_enable(&kpt_opt_jl_key);
+	KUNIT_EXPECT_EQ(test, kpt_asm_optjl(40), 42UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
+	static_branch_disable(&kpt_opt_jl_key);
+	KUNIT_EXPECT_EQ(test, kpt_asm_optjl(40), 43UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 2);
 }
 
 /*
@@ -2995,6 +3083,38 @@ static void kretprobe_ftrace(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->returns, 1U);
 	KUNIT_EXPECT_EQ(test, r->retval, want);
 }
+
+#if KPT_BUILTIN
+static void kpt_ft_revive(void *unused)
+{
+	WRITE_ONCE(kprobe_ftrace_disabled, false);
+}
+
+/*
+ * Once ftrace_kill() has told kprobes that ftrace is dead, no handler of a
+ * probe attached through ftrace runs, although ftrace (alive here) still
+ * calls ours.  The flag is cleared again before the probe is unregistered
+ * (kunit runs actions last added first), so that it leaves the ftrace_ops
+ * as it would with ftrace alive.
+ */
+static void kprobe_ftrace_killed(struct kunit *test)
+{
+	struct kpt_ft_probe *f = kpt_ft_probe_new(test);
+	time64_t want = kpt_ft_call(7);
+
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &f->kp), 0);
+	KUNIT_EXPECT_TRUE(test, f->kp.flags & KPROBE_FLAG_FTRACE);
+	KUNIT_EXPECT_EQ(test, kpt_ft_call(7), want);
+	KUNIT_EXPECT_EQ(test, f->pre_hits, 1U);
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kpt_ft_revive,
+							NULL), 0);
+	kprobe_ftrace_kill();
+	KUNIT_EXPECT_EQ(test, kpt_ft_call(7), want);
+	KUNIT_EXPECT_EQ(test, f->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, f->post_hits, 1U);
+}
+#endif
 #else
 #define KPT_FTRACE_TESTS	0
 #endif
@@ -3148,7 +3268,7 @@ static void kprobe_x86_regs_cases(struct kunit *test)
 
 static void kprobe_x86_opt_cases(struct kunit *test)
 {
-	kunit_skip(test, "x86-64 built-in only: jump optimization (14 cases)");
+	kunit_skip(test, "x86-64 built-in only: jump optimization (16 cases)");
 }
 
 static void kprobe_x86_fault_cases(struct kunit *test)
@@ -3240,6 +3360,7 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kprobe_opt_post_handler_joins),
 	KUNIT_CASE(kprobe_opt_probe_inside),
 	KUNIT_CASE(kprobe_opt_unregister_retires),
+	KUNIT_CASE(kprobe_opt_stale_detour),
 	KUNIT_CASE(kprobe_opt_sysctl),
 	KUNIT_CASE(kprobe_opt_refused_jump_target),
 	KUNIT_CASE(kprobe_opt_refused_extable),
@@ -3247,6 +3368,7 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kprobe_opt_refused_late),
 	KUNIT_CASE(kprobe_opt_nop),
 	KUNIT_CASE(kprobe_opt_refused_jump_label),
+	KUNIT_CASE(kprobe_opt_refused_jump_label_target),
 	KUNIT_CASE(kretprobe_opt_entry),
 	KUNIT_CASE(kprobes_opt_batch_unregister),
 	KUNIT_CASE_SLOW(kprobe_opt_stress_toggle),
@@ -3259,6 +3381,9 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kprobe_ftrace_redirect),
 	KUNIT_CASE(kprobe_ftrace_nmissed),
 	KUNIT_CASE(kretprobe_ftrace),
+#if KPT_BUILTIN
+	KUNIT_CASE(kprobe_ftrace_killed),
+#endif
 #else
 	KUNIT_CASE(kprobe_x86_ftrace_cases),
 #endif

@@ -6,12 +6,15 @@
  *
  * It also carries a function of module text for tests to probe:
  * kp_canary_poke() runs once per write to /sys/module/kp_canary/parameters/poke
- * (guest-tests/kprobe_module_before_load.sh).
+ * (guest-tests/kprobe_module_before_load.sh), and one no probe may go on,
+ * kp_canary_blocked(), in the module's kprobe blacklist
+ * (guest-tests/kprobe_module_coming.sh).
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/kernel.h>
 #include <linux/bug.h>
+#include <linux/kprobes.h>
 
 static bool warn;
 module_param(warn, bool, 0444);
@@ -23,6 +26,14 @@ static noinline int kp_canary_poke(int val)
 	return val + 1;
 }
 
+static noinline int kp_canary_blocked(int val)
+{
+	asm volatile("" : "+r" (val));
+	return val;
+}
+
+NOKPROBE_SYMBOL(kp_canary_blocked);
+
 static int poke_set(const char *buf, const struct kernel_param *kp)
 {
 	int val, ret;
@@ -30,7 +41,7 @@ static int poke_set(const char *buf, const struct kernel_param *kp)
 	ret = kstrtoint(buf, 0, &val);
 	if (ret)
 		return ret;
-	*(int *)kp->arg = kp_canary_poke(val);
+	*(int *)kp->arg = kp_canary_poke(kp_canary_blocked(val));
 	return 0;
 }
 

@@ -626,7 +626,7 @@ static bool kpev_in_notrace_func(unsigned long addr)
 /*
  * Register @kev's probe, disabled unless its event is enabled.  Return
  * -ENOENT for a symbol that is not there (yet), -EINVAL for a
- * notrace function.  event_mutex held.
+ * notrace function, -EPERM under lockdown.  event_mutex held.
  */
 static int kpev_arm(struct kp_event *kev)
 {
@@ -635,6 +635,15 @@ static int kpev_arm(struct kp_event *kev)
 
 	if (kev->live)
 		return 0;
+
+	/*
+	 * Checked here rather than when the file is opened: the perf PMU,
+	 * BPF, the boot parameter and in-kernel users reach this without
+	 * tracefs, and a module event arms long after it was written.
+	 */
+	err = security_locked_down(LOCKDOWN_KPROBES);
+	if (err)
+		return err;
 
 	err = kpev_resolve_args(kev);
 	if (err)

@@ -151,6 +151,14 @@ struct kprobe_ctlblk {
 int kprobe_int3_handler(struct pt_regs *regs);
 int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
 
+/*
+ * Called by every jump-optimization detour's register-saving code with
+ * the probed code's registers and the detour's copies (opt.c); declared
+ * here for the KUnit suite, which calls it as a CPU late in a stale
+ * detour would.
+ */
+__visible void kprobe_opt_callback(struct pt_regs *regs, kprobe_opcode_t *copy);
+
 #else /* !CONFIG_KPROBES */
 
 struct pt_regs;

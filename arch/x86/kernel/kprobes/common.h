@@ -237,8 +237,6 @@ int kprobe_fix_riprel(struct insn *insn, u8 *copy, unsigned long addr,
 
 /* What every jump-optimization detour calls; opt.c, not C-callable. */
 void kprobe_opt_common(void);
-/* Called by kprobe_opt_common() with the probed code's registers. */
-__visible void kprobe_opt_callback(struct pt_regs *regs);
 
 /* The core kernel's exception table, sorted by instruction address. */
 extern struct exception_table_entry __start___ex_table[];

@@ -99,9 +99,9 @@ asm("	.pushsection .text, \"ax\"\n"
 	"	leaq -16(%rsp), %rsp\n"
 	"	pushfq\n"
 	SAVE_REGS_STRING
-	"	movq " __stringify(KPROBE_OPT_RET) "(%rsp), %rdi\n"
+	"	movq " __stringify(KPROBE_OPT_RET) "(%rsp), %rsi\n"
 	"	movq " __stringify(KPROBE_OPT_DATA_IP - KPROBE_OPT_COPY)
-		"(%rdi), %rax\n"
+		"(%rsi), %rax\n"
 	"	movq %rax, " __stringify(KPROBE_REGS_IP) "(%rsp)\n"
 	"	leaq " __stringify(KPROBE_OPT_SITE_SP) "(%rsp), %rax\n"
 	"	movq %rax, " __stringify(KPROBE_REGS_SP) "(%rsp)\n"
@@ -127,21 +127,29 @@ asm("	.pushsection .text, \"ax\"\n"
 NOKPROBE_SYMBOL(kprobe_opt_common);
 
 /*
- * Called from kprobe_opt_common() with the registers of the probed code.
- * Interrupts are turned off as on the breakpoint path, which also makes
- * the handlers an RCU read-side section for unregistration to wait on.
- * The site is looked up, not remembered: a retired jump's detour finds
- * nothing and runs no handler.
+ * Called from kprobe_opt_common() with the registers of the probed code
+ * and @copy, the copies of the detour the CPU came through.  Interrupts
+ * are turned off as on the breakpoint path, which also makes the handlers
+ * an RCU read-side section for unregistration to wait on.  The site is
+ * looked up, and its handlers run only if that detour is still the
+ * site's: a CPU can be held up between the jump and here (preempted, or
+ * a long interrupt) past the grace period of an unregistration and the
+ * registration of a new probe at the address, whose handlers must not
+ * run from a detour that was never theirs (a breakpoint site's
+ * post_handler would not follow).  Such a hit runs only the copies.
  */
-__visible void kprobe_opt_callback(struct pt_regs *regs)
+__visible void kprobe_opt_callback(struct pt_regs *regs, kprobe_opcode_t *copy)
 {
 	void *addr = (void *)(regs->ip - INT3_INSN_SIZE);
+	struct optimized_kprobe *op;
 	unsigned long flags;
 	struct kprobe *p;
 
 	local_irq_save(flags);
 	p = get_kprobe(addr);
-	if (p && kprobe_run_pre(p, regs) == KPROBE_PRE_RAN)
+	op = p ? READ_ONCE(p->opt) : NULL;
+	if (op && READ_ONCE(op->optinsn.copy) == copy &&
+	    kprobe_run_pre(p, regs) == KPROBE_PRE_RAN)
 		reset_current_kprobe();
 	local_irq_restore(flags);
 }
@@ -227,6 +235,47 @@ static int kprobe_opt_check_extable(unsigned long start, unsigned long end,
 	}
 	return 0;
 }
+
+#ifdef CONFIG_JUMP_LABEL
+/*
+ * Refuse (-EOPNOTSUPP) if a jump label of the text's table may jump into
+ * (@addr, @addr + @len).  The decoder sees the target of a jump label only
+ * while its key is on: a nop has none, and the key may turn the nop into a
+ * jump into the middle of ours at any time, with no word to us.  So every
+ * entry's target is checked, whatever its state.  A module's table is
+ * sorted in place by jump_label's notifier while the module is coming;
+ * a site on such a module is refused rather than read mid-sort.
+ * kprobe_mutex held, which keeps a module's text and table in place.
+ */
+static int kprobe_opt_check_jump_labels(unsigned long addr, unsigned int len)
+{
+	struct jump_entry *entry = __start___jump_table;
+	struct jump_entry *stop = __stop___jump_table;
+	unsigned long target;
+	struct module *mod;
+
+	if (!core_kernel_text(addr)) {
+		preempt_disable();
+		mod = __module_text_address(addr);
+		preempt_enable();
+		if (!mod || mod->state == MODULE_STATE_COMING)
+			return -EOPNOTSUPP;
+		entry = mod->jump_entries;
+		stop = entry + mod->num_jump_entries;
+	}
+	for (; entry < stop; entry++) {
+		target = jump_entry_target(entry);
+		if (target > addr && target < addr + len)
+			return -EOPNOTSUPP;
+	}
+	return 0;
+}
+#else
+static int kprobe_opt_check_jump_labels(unsigned long addr, unsigned int len)
+{
+	return 0;
+}
+#endif
 
 /*
  * Decode [@start, @end) and refuse (-EOPNOTSUPP) if anything in it may
@@ -330,10 +379,11 @@ static int kprobe_opt_region(unsigned long addr, u8 *code, bool *nop)
  * sites are nops, branches, calls or returns, the same length whatever
  * the state: a region with anything but a nop among those is refused for
  * good, and one with a nop is looked up in their tables at every pass
- * (kprobe_opt_reserved()), whatever it has turned into since.  (A jump
- * label that is a nop when the function is scanned hides its target from
- * the scan, whenever the scan is made.)  Returns the region's length or
- * an error.  text_mutex held.
+ * (kprobe_opt_reserved()), whatever it has turned into since.  A jump
+ * label elsewhere that is a nop when the function is scanned hides its
+ * target from the decoder: the jump table names it
+ * (kprobe_opt_check_jump_labels()).  Returns the region's length or an
+ * error.  text_mutex held.
  */
 static int kprobe_opt_fit(struct kprobe *p, u8 *code, bool *nop)
 {
@@ -360,6 +410,8 @@ static int kprobe_opt_fit(struct kprobe *p, u8 *code, bool *nop)
 		ret = kprobe_opt_scan(start, start + size, addr, len);
 		if (!ret)
 			ret = kprobe_opt_scan_cold(start, addr, len);
+		if (!ret)
+			ret = kprobe_opt_check_jump_labels(addr, len);
 	}
 	if (ret) {
 		p->ainsn.opt_scan = KPROBE_OPT_SCAN_REFUSED;
