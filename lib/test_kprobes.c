@@ -2694,6 +2694,8 @@ static void kprobe_opt_refused_jump_label_target(struct kunit *test)
 	kpt_opt_expect_refused(test, o, KPROBE_OPT_SCAN_REFUSED);
 	KUNIT_EXPECT_EQ(test, kpt_asm_optjl(40), 43UL);
 	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
+	/* Not with the key on over a jump: the next call would crash. */
+	KUNIT_ASSERT_FALSE(test, o->kp.flags & KPROBE_FLAG_OPTIMIZED);
 
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kpt_opt_jl_key_off,
 							NULL), 0);
