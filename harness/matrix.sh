@@ -11,8 +11,7 @@
 # our headers (out/<mode>; the directories instead when there is no main
 # build yet), plus the variant's own "# also:" line (files the main config
 # does not build, e.g. the i386 halves), less what the variant's config
-# does not build: make -n, with those sources marked new, names the ones
-# it would compile.
+# does not build (make -n names what it builds).
 # The cross rows (every other kprobes architecture) follow; see cross.sh.
 # Usage: matrix.sh OUTFILE [GLOB]
 . "$(dirname "$0")/lib.sh"
@@ -38,6 +37,10 @@ for frag in "$KP_REPO"/harness/config/matrix/*.config; do
 	name=$(basename "$frag" .config)
 	# shellcheck disable=SC2254 # GLOB is a pattern on purpose
 	case $name in $glob) ;; *) continue ;; esac
+	# "# full: only" variants run in make check-full, or when named.
+	if [ "$glob" = '*' ] && [ "${KP_FULL:-0}" != 1 ] && grep -q '^# full: only' "$frag"; then
+		continue
+	fi
 	if [ "$KP_MODE" = base ]; then
 		row "$name" skip "baseline mode: the matrix checks our files"
 		continue
@@ -54,16 +57,19 @@ for frag in "$KP_REPO"/harness/config/matrix/*.config; do
 		KP_VARIANT=$name
 		. "$KP_REPO/harness/lib.sh"
 		log=$KP_OUT/build.log
-		tree=$(kp_tree)
 		# shellcheck disable=SC2086 # lists of objects
 		if [ -n "$users" ]; then
 			kp_say "building variant $name in $KP_OUT (the users of our headers)"
 			kp_make prepare > "$log" 2>&1
-			marks=$(for o in $users $also; do echo "-W $tree/${o%.o}.c"; done)
-			kp_make -n $marks $dirs 2>> "$log" | grep -oE -- '-c -o [^ ]+[.]o' |
-				awk '{ print $3 }' | sort -u > "$KP_OUT/.kp-built-here"
+			# A compiler flag no object was built with makes make -n name
+			# every object the config builds (-W would not reach kbuild's
+			# sub-makes); nothing is written.
+			kp_make -n KCFLAGS=-DKP_MATRIX_LIST $dirs 2>> "$log" |
+				grep -oE -- '-c -o [^ ]+[.]o' | awk '{ print $3 }' |
+				sort -u > "$KP_OUT/.kp-built-here"
 			objs=$(printf '%s\n' $users $also | sort -u | comm -12 - "$KP_OUT/.kp-built-here")
 			echo "$objs" | wc -w > "$KP_OUT/.kp-nobjs"
+			[ -n "$objs" ] || { echo "error: no user of our headers in this config" >> "$log"; exit 1; }
 			kp_make $objs >> "$log" 2>&1
 		else
 			kp_say "building variant $name in $KP_OUT ($dirs)"
