@@ -17,7 +17,7 @@
 #            T=SUITE[:GLOB]   one suite or some tests (kunit, ftrace, guest,
 #                         static), e.g. T=ftrace:kprobe/kprobe_args*;
 #                         T=debug: only the debug kernel
-#            DEBUG=0      check without the debug kernel (KASAN, lockdep,
+#            DEBUG=1      check with the debug kernel (KASAN, lockdep,
 #                         kmemleak: a build and a boot of its own)
 #            ACCEL=tcg|kvm|auto   how QEMU runs the guest (default tcg)
 #            KPROBES_CACHE=DIR    where trees, builds and runs live
@@ -63,7 +63,7 @@ check: build
 # check, with the cross rows of every kprobes architecture Debian has a
 # compiler for (harness/config/cross-full/) and their compilers.
 check-full:
-	@$(MAKE) --no-print-directory check KP_CROSS_FULL=1 KP_FULL=1
+	@$(MAKE) --no-print-directory check KP_CROSS_FULL=1 KP_FULL=1 DEBUG=1
 
 # Both kernels (each step incremental), then the benchmark (bench/run.sh).
 bench:

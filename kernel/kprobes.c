@@ -3336,10 +3336,10 @@ int __weak kprobe_exceptions_notify(struct notifier_block *self,
 
 NOKPROBE_SYMBOL(kprobe_exceptions_notify);
 
+/* First among the die notifiers: a probe's trap is nobody else's. */
 static struct notifier_block kprobe_exceptions_nb = {
-	.notifier_call = kprobe_exceptions_notify,
-	/* Before any other die notifier: a probe's trap is nobody else's. */
 	.priority = INT_MAX,
+	.notifier_call = kprobe_exceptions_notify,
 };
 
 static int __init init_kprobes(void)

@@ -276,11 +276,6 @@ static inline struct kprobe *kprobe_running(void)
 	return __this_cpu_read(current_kprobe);
 }
 
-static inline void reset_current_kprobe(void)
-{
-	__this_cpu_write(current_kprobe, NULL);
-}
-
 /**
  * get_kprobe_ctlblk() - this CPU's breakpoint-path state
  *
@@ -290,6 +285,12 @@ static inline void reset_current_kprobe(void)
 static inline struct kprobe_ctlblk *get_kprobe_ctlblk(void)
 {
 	return this_cpu_ptr(&kprobe_ctlblk);
+}
+
+/* The arch is done with this CPU's probe: kprobe_running() is NULL again. */
+static inline void reset_current_kprobe(void)
+{
+	__this_cpu_write(current_kprobe, NULL);
 }
 
 void kprobe_busy_begin(void);
