@@ -28,8 +28,11 @@ debug_on=0
 bg=
 if [ "$filter" = all ]; then
 	(
-		nice -n 10 "$KP_REPO/harness/static.sh" "$run/static.tsv"
-		nice -n 10 "$KP_REPO/harness/matrix.sh" "$run/matrix.tsv"
+		# One failing step must not keep the next from writing its rows.
+		nice -n 10 "$KP_REPO/harness/static.sh" "$run/static.tsv" ||
+			printf 'static\tharness\tfail\tstatic.sh exited %s\n' "$?" >> "$run/static.tsv"
+		nice -n 10 "$KP_REPO/harness/matrix.sh" "$run/matrix.tsv" ||
+			printf 'matrix\tharness\tfail\tmatrix.sh exited %s\n' "$?" >> "$run/matrix.tsv"
 		[ "$debug_on" = 0 ] || nice -n 10 "$KP_REPO/harness/debug.sh" "$run" build
 	) > "$run/builds.log" 2>&1 &
 	bg=$!
