@@ -17,8 +17,9 @@
 #            T=SUITE[:GLOB]   one suite or some tests (kunit, ftrace, guest,
 #                         static), e.g. T=ftrace:kprobe/kprobe_args*;
 #                         T=debug: only the debug kernel
-#            DEBUG=1      check with the debug kernel (KASAN, lockdep,
-#                         kmemleak: a build and a boot of its own)
+#            DEBUG=0      check without the debug kernel (KASAN, lockdep,
+#                         kmemleak: a build and a boot of its own), which
+#                         every full check runs
 #            ACCEL=tcg|kvm|auto   how QEMU runs the guest (default tcg)
 #            KPROBES_CACHE=DIR    where trees, builds and runs live
 #                         (default ~/.cache/kprobes-dev)

@@ -76,8 +76,10 @@ run_guest() {
 	done
 }
 
-# KP_CANARY=fail|warn proves the harness catches failures: 'fail' records a
-# test whose assertion cannot hold, 'warn' fires a WARN_ON in a module.
+# KP_CANARY=fail|warn|leak proves the harness catches failures: 'fail'
+# records a test whose assertion cannot hold, 'warn' fires a WARN_ON in a
+# module, 'leak' loses an object allocated in a kprobe handler (the debug
+# kernel's kmemleak row must fail).
 run_canary() {
 	case $KP_CANARY in
 	fail)
@@ -89,6 +91,9 @@ run_canary() {
 	warn)
 		modprobe kp_canary warn=1
 		record canary warn pass "kp_canary loaded with warn=1 (the console check must fail)" ;;
+	leak)
+		modprobe kp_canary leak=1
+		record canary leak pass "kp_canary loaded with leak=1 (the kmemleak row must fail)" ;;
 	esac
 }
 
