@@ -35,9 +35,9 @@ fi
 # is about a minute), so make check-full adds the tests that churn modules,
 # the sysctl, the PMU and two ftracetest cases (about 25 min more).
 tests=guest:kprobe_smp_stress,guest:kprobe_events_fuzz,guest:kprobe_many_offsets,guest:kprobe_init_gone
-fuzz=10000 stress=60
+fuzz=10000 stress=60 timeout=3600
 if [ "${KP_FULL:-0}" = 1 ]; then
-	fuzz=100000 stress=300
+	fuzz=100000 stress=300 timeout=7200
 	tests=$tests,guest:kprobe_module_gone,guest:kprobe_module_before_load,guest:kprobe_module_coming,guest:kprobe_samples,guest:kprobe_optimization_sysctl,guest:kprobe_perf_pmu,guest:kprobe_profile_trace,guest:kprobes_enabled_knob,ftrace:kprobe/kprobe_opt_types,ftrace:kprobe/multiple_kprobes
 fi
 tests=${KP_DEBUG_TESTS:-$tests}
@@ -48,8 +48,8 @@ tests=${KP_DEBUG_TESTS:-$tests}
 # table as it stands.  (pci=noacpi routes through the BIOS table but takes
 # the IO-APIC, and with it the second CPU, away.)
 # Its guest takes several times the main one's (ftracetest alone 13 min).
-KP_TIMEOUT=${KP_DEBUG_TIMEOUT:-3600} KP_QEMU_ARGS="-M q35 ${KP_QEMU_ARGS:-}" \
-KP_CMDLINE="KP_FUZZ_COUNT=$fuzz KP_STRESS_SECONDS=$stress ${KP_CMDLINE:-}" KP_RUN_DIR=$run/debug \
+KP_TIMEOUT=${KP_DEBUG_TIMEOUT:-$timeout} KP_QEMU_ARGS="-M q35 ${KP_QEMU_ARGS:-}" \
+KP_CMDLINE="KP_FUZZ_COUNT=$fuzz KP_STRESS_SECONDS=$stress KP_TEST_TIMEOUT=$((timeout / 2)) ${KP_CMDLINE:-}" KP_RUN_DIR=$run/debug \
 	"$KP_REPO/harness/boot.sh" test "$tests"
 
 # Functions defined by our files, as kmemleak's backtraces name them.

@@ -129,8 +129,13 @@
  *    kprobe_opt_reap_fn(), without kprobe_mutex, so that new candidates
  *    do not wait behind old detours; only wait_for_kprobe_optimizer()
  *    waits for it.
- *  - A read of debugfs "list" copies the table under kprobe_mutex and
- *    looks the symbols up after dropping it.
+ *  - A read of debugfs "list" (or "missed") copies the table under
+ *    kprobe_mutex and looks the symbols up after dropping it.
+ *  - A kretprobe's instance pools grow without kprobe_mutex: a hit that
+ *    takes the reserve, the worker that makes the next one and the
+ *    unregistration that closes the supply order themselves by the
+ *    kretprobe's own raw spinlock (see "Instance supply"); unregistration
+ *    syncs the irq_work and the worker before it frees the pools.
  *  - Text is written by the arch with cpus_read_lock() and text_mutex
  *    held by the core (site_write_breakpoint(), the optimizer's batches),
  *    because backends patch through stop_machine() or check text_mutex;
@@ -163,6 +168,7 @@
 #include <linux/perf_event.h>
 #include <linux/execmem.h>
 #include <linux/workqueue.h>
+#include <linux/irq_work.h>
 #include <linux/rcupdate_wait.h>
 #include <linux/uaccess.h>
 #include <linux/string.h>
@@ -311,14 +317,37 @@ void kprobes_inc_nmissed_count(struct kprobe *p)
 
 NOKPROBE_SYMBOL(kprobes_inc_nmissed_count);
 
+/**
+ * kprobes_inc_disabled_count() - account a hit that found its probe disabled
+ * @p: the site that was hit; for a group, all its members were disabled
+ *
+ * Context: breakpoint, ftrace or detour path, for a site whose probes are
+ * all disabled but which is still armed (its disarm is on the way).
+ */
+void kprobes_inc_disabled_count(struct kprobe *p)
+{
+	struct kprobe *member;
+
+	if (!kprobe_is_group(p)) {
+		p->nhits_disabled++;
+		return;
+	}
+	list_for_each_entry_rcu(member, &to_kprobe_group(p)->members, list)
+		member->nhits_disabled++;
+}
+
+NOKPROBE_SYMBOL(kprobes_inc_disabled_count);
+
 static int kprobe_group_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kprobe *member;
 
 	list_for_each_entry_rcu(member, &to_kprobe_group(p)->members, list) {
-		if (kprobe_disabled(member) || !member->pre_handler)
+		if (kprobe_disabled(member)) {
+			member->nhits_disabled++;
 			continue;
-		if (member->pre_handler(member, regs))
+		}
+		if (member->pre_handler && member->pre_handler(member, regs))
 			return 1;
 	}
 	return 0;
@@ -2160,6 +2189,7 @@ static int __register_kprobe(struct kprobe *p)
 
 	p->addr = addr;
 	p->nmissed = 0;
+	p->nhits_disabled = 0;
 	p->flags &= KPROBE_FLAG_DISABLED;
 	if (on_entry)
 		p->flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
@@ -2422,6 +2452,33 @@ EXPORT_SYMBOL_GPL(enable_kprobe);
 
 #ifdef CONFIG_KRETPROBES
 
+static inline void *kretprobe_newest(struct kretprobe *rp);
+static inline struct kretprobe_instance *kretprobe_pool_take(void *pool);
+static struct kretprobe_instance *kretprobe_take_spare(struct kretprobe *rp,
+						       void *tried);
+
+/*
+ * An instance for a call that is starting, from the newest pool in the
+ * common case, else a spare (see "Instance supply" below); NULL, counted,
+ * when there is none.
+ */
+static __always_inline struct kretprobe_instance *
+kretprobe_take(struct kretprobe *rp)
+{
+	void *newest = kretprobe_newest(rp);
+	struct kretprobe_instance *ri = kretprobe_pool_take(newest);
+
+	if (likely(ri))
+		return ri;
+	ri = kretprobe_take_spare(rp, newest);
+	if (unlikely(!ri)) {
+		/* Statistics only: a lost increment is fine. */
+		rp->nmissed_no_instance++;
+		rp->nmissed++;
+	}
+	return ri;
+}
+
 #ifdef CONFIG_KRETPROBE_ON_RETHOOK
 
 /*
@@ -2434,22 +2491,17 @@ EXPORT_SYMBOL_GPL(enable_kprobe);
 static int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
-	struct rethook_node *rhn = rethook_try_get(rp->rh);
-	struct kretprobe_instance *ri;
+	struct kretprobe_instance *ri = kretprobe_take(rp);
 	bool follow;
 
-	if (unlikely(!rhn)) {
-		/* Statistics only: a lost increment under contention is fine. */
-		rp->nmissed++;
+	if (unlikely(!ri))
 		return 0;
-	}
-	ri = container_of(rhn, struct kretprobe_instance, node);
 	ri->task = current;
 	follow = !rp->entry_handler || !rp->entry_handler(ri, regs);
 	if (follow)
-		rethook_hook(rhn, regs, false);
+		rethook_hook(&ri->node, regs, false);
 	else
-		rethook_recycle(rhn);
+		rethook_recycle(&ri->node);
 	return 0;
 }
 
@@ -2476,6 +2528,7 @@ static void kretprobe_return(struct rethook_node *rhn, void *data,
 	outer = kprobe_running();
 	if (unlikely(outer) &&
 	    !is_rethook_trampoline((unsigned long)outer->addr)) {
+		rp->nmissed_return_busy++;
 		rp->nmissed++;
 		return;
 	}
@@ -2486,36 +2539,50 @@ static void kretprobe_return(struct rethook_node *rhn, void *data,
 
 NOKPROBE_SYMBOL(kretprobe_return);
 
-static int kretprobe_alloc_instances(struct kretprobe *rp, int num)
+/* A pool of @num instances for @rp, or an ERR_PTR(). */
+static void *kretprobe_pool_new(struct kretprobe *rp, int num)
 {
-	rp->rh = rethook_alloc(rp, kretprobe_return,
-			       sizeof(struct kretprobe_instance) + rp->data_size,
-			       num);
-	if (IS_ERR(rp->rh)) {
-		int ret = PTR_ERR(rp->rh);
-
-		rp->rh = NULL;
-		return ret;
-	}
-	return 0;
+	return rethook_alloc(rp, kretprobe_return,
+			     sizeof(struct kretprobe_instance) + rp->data_size,
+			     num);
 }
 
-/* Returns still in flight skip the handler from now on. */
-static void kretprobe_stop_instances(struct kretprobe *rp)
+static inline void *kretprobe_newest(struct kretprobe *rp)
 {
-	if (rp->rh) {
-		rethook_stop(rp->rh);
-		WRITE_ONCE(rp->rh->data, NULL);
-	}
+	return READ_ONCE(rp->rh);
 }
 
-/* After a grace period since kretprobe_stop_instances(). */
-static void kretprobe_free_instances(struct kretprobe *rp)
+static inline struct kretprobe_instance *kretprobe_pool_take(void *pool)
 {
-	if (!rp->rh)
-		return;
-	rethook_free(rp->rh);
-	rp->rh = NULL;
+	struct rethook_node *rhn = rethook_try_get(pool);
+
+	return rhn ? container_of(rhn, struct kretprobe_instance, node) : NULL;
+}
+
+/* The pool entries take from first. */
+static void kretprobe_set_newest(struct kretprobe *rp, void *pool)
+{
+	WRITE_ONCE(rp->rh, pool);
+}
+
+NOKPROBE_SYMBOL(kretprobe_set_newest);
+
+/* Returns still in flight through @pool skip the handler from now on. */
+static void kretprobe_pool_stop(void *pool)
+{
+	struct rethook *rh = pool;
+
+	rethook_stop(rh);
+	WRITE_ONCE(rh->data, NULL);
+}
+
+/*
+ * After a grace period since kretprobe_pool_stop(); instances still out
+ * are freed by rethook when their calls return.
+ */
+static void kretprobe_pool_free(void *pool)
+{
+	rethook_free(pool);
 }
 
 #else /* !CONFIG_KRETPROBE_ON_RETHOOK */
@@ -2588,18 +2655,13 @@ NOKPROBE_SYMBOL(kretprobe_recycle);
 static int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
-	struct kretprobe_instance *ri;
+	struct kretprobe_instance *ri = kretprobe_take(rp);
 
-	ri = objpool_pop(&rp->pool->objpool);
-	if (unlikely(!ri)) {
-		/* Statistics only: a lost increment under contention is fine. */
-		rp->nmissed++;
+	if (unlikely(!ri))
 		return 0;
-	}
-	ri->pool = rp->pool;
 	ri->task = current;
 	if (rp->entry_handler && rp->entry_handler(ri, regs)) {
-		objpool_push(ri, &rp->pool->objpool);
+		objpool_push(ri, &ri->pool->objpool);
 		return 0;
 	}
 	arch_prepare_kretprobe(ri, regs);
@@ -2736,41 +2798,297 @@ void kprobe_flush_task(struct task_struct *tk)
 
 NOKPROBE_SYMBOL(kprobe_flush_task);
 
-static int kretprobe_alloc_instances(struct kretprobe *rp, int num)
+/* A pool of @num instances for @rp, or an ERR_PTR(). */
+static void *kretprobe_pool_new(struct kretprobe *rp, int num)
 {
 	struct kretprobe_pool *pool;
 
 	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
 	if (!pool)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	RCU_INIT_POINTER(pool->rp, rp);
 	if (objpool_init(&pool->objpool, num,
 			 sizeof(struct kretprobe_instance) + rp->data_size,
 			 GFP_KERNEL, NULL, NULL, kretprobe_pool_release)) {
 		kfree(pool);
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	}
-	rp->pool = pool;
-	return 0;
+	return pool;
 }
 
-/* Returns still in flight skip the handler from now on. */
-static void kretprobe_stop_instances(struct kretprobe *rp)
+static inline void *kretprobe_newest(struct kretprobe *rp)
 {
-	if (rp->pool)
-		rcu_assign_pointer(rp->pool->rp, NULL);
+	return READ_ONCE(rp->pool);
 }
 
-/* After a grace period since kretprobe_stop_instances(). */
-static void kretprobe_free_instances(struct kretprobe *rp)
+static inline struct kretprobe_instance *kretprobe_pool_take(void *pool)
 {
-	if (!rp->pool)
-		return;
-	objpool_fini(&rp->pool->objpool);
-	rp->pool = NULL;
+	struct kretprobe_pool *krp = pool;
+	struct kretprobe_instance *ri = objpool_pop(&krp->objpool);
+
+	if (ri)
+		ri->pool = krp;
+	return ri;
+}
+
+/* The pool entries take from first. */
+static void kretprobe_set_newest(struct kretprobe *rp, void *pool)
+{
+	WRITE_ONCE(rp->pool, pool);
+}
+
+NOKPROBE_SYMBOL(kretprobe_set_newest);
+
+/* Returns still in flight through @pool skip the handler from now on. */
+static void kretprobe_pool_stop(void *pool)
+{
+	rcu_assign_pointer(((struct kretprobe_pool *)pool)->rp, NULL);
+}
+
+/*
+ * After a grace period since kretprobe_pool_stop(); instances still out
+ * are dropped as their calls return, and the last one frees the pool.
+ */
+static void kretprobe_pool_free(void *pool)
+{
+	objpool_fini(&((struct kretprobe_pool *)pool)->objpool);
 }
 
 #endif /* CONFIG_KRETPROBE_ON_RETHOOK */
+
+/*
+ * Instance supply.  A call is followed only with a free instance, and a
+ * fixed pool of maxactive ones drops the returns of sleeping or deeply
+ * recursive functions.  So a kretprobe has a list of pools: the first of
+ * maxactive instances, then each new one as large as all before it (at
+ * least KRETPROBE_MIN_SPARES), up to KRETPROBE_INSTANCE_LIMIT instances in
+ * all (or maxactive, if larger).
+ *
+ * A hit takes from the newest pool (rp->rh or rp->pool), and only when it
+ * is empty goes to kretprobe_take_spare(): older pools first, as their
+ * instances come back to them, then the reserve, a pool made ready
+ * beforehand.  The hit that takes the reserve makes it the newest pool
+ * and kicks kretprobe_grow() (through an irq_work, as hits may come in
+ * NMI) to allocate the next reserve in process context.  So no hit waits
+ * for an allocation, and a call is missed only when demand outruns that
+ * worker, or at the limit; such misses count in nmissed.
+ *
+ * The lock orders who takes the reserve, who publishes the next one and
+ * the unregistration that closes the supply; it is held for a few stores,
+ * never in the common hit path.
+ */
+#define KRETPROBE_MAX_POOLS	12
+#define KRETPROBE_MIN_SPARES	16
+#define KRETPROBE_INSTANCE_LIMIT	4096
+
+struct kretprobe_spares {
+	struct kretprobe *rp;
+	raw_spinlock_t lock;
+	unsigned int nr_pools;		/* in use, oldest first */
+	unsigned int nr_stopped;	/* stopped at unregistration */
+	void *pools[KRETPROBE_MAX_POOLS];
+	void *reserve;
+	void *retired;			/* the reserve left at unregistration */
+	int total;			/* instances in all pools and the reserve */
+	int limit;
+	bool closing;
+	bool full;			/* the limit is reached: no more kicks */
+	struct irq_work kick;
+	struct work_struct grow;
+};
+
+/*
+ * With s->lock held: make the reserve the newest pool and take from it, or
+ * take from the pool another CPU added since this one counted @nr.
+ */
+static struct kretprobe_instance *kretprobe_take_reserve(struct kretprobe *rp,
+							 unsigned int nr)
+{
+	struct kretprobe_spares *s = rp->spares;
+	void *pool = s->reserve;
+
+	if (pool) {
+		s->reserve = NULL;
+		s->pools[s->nr_pools] = pool;
+		/* Lockless readers below see the slot before the count. */
+		smp_store_release(&s->nr_pools, s->nr_pools + 1);
+		kretprobe_set_newest(rp, pool);
+		return kretprobe_pool_take(pool);
+	}
+	if (s->nr_pools != nr)
+		return kretprobe_pool_take(s->pools[s->nr_pools - 1]);
+	return NULL;
+}
+
+NOKPROBE_SYMBOL(kretprobe_take_reserve);
+
+static struct kretprobe_instance *kretprobe_take_spare(struct kretprobe *rp,
+						       void *tried)
+{
+	struct kretprobe_spares *s = rp->spares;
+	struct kretprobe_instance *ri = NULL;
+	unsigned long flags;
+	unsigned int i, nr;
+	void *pool;
+
+	/* Pairs with the release above: pools[] up to nr are filled in. */
+	nr = smp_load_acquire(&s->nr_pools);
+	for (i = nr; i-- > 0;) {
+		pool = READ_ONCE(s->pools[i]);
+		if (pool != tried) {
+			ri = kretprobe_pool_take(pool);
+			if (ri)
+				return ri;
+		}
+	}
+	/* An NMI may have interrupted the lock's holder: it only tries. */
+	if (!in_nmi()) {
+		raw_spin_lock_irqsave(&s->lock, flags);
+		ri = kretprobe_take_reserve(rp, nr);
+		raw_spin_unlock_irqrestore(&s->lock, flags);
+	} else if (raw_spin_trylock_irqsave(&s->lock, flags)) {
+		ri = kretprobe_take_reserve(rp, nr);
+		raw_spin_unlock_irqrestore(&s->lock, flags);
+	}
+	/* Without irq_work (!SMP, !PRINTK) the supply stays as registered. */
+	if (IS_ENABLED(CONFIG_IRQ_WORK) && !READ_ONCE(s->full))
+		irq_work_queue(&s->kick);
+	return ri;
+}
+
+NOKPROBE_SYMBOL(kretprobe_take_spare);
+
+/*
+ * Allocates the next reserve unless there is one, the kretprobe is being
+ * unregistered, or the limit is reached.  Process context.
+ */
+static int kretprobe_make_reserve(struct kretprobe_spares *s)
+{
+	unsigned long flags;
+	void *pool;
+	int num;
+
+	if (READ_ONCE(s->reserve) || READ_ONCE(s->closing))
+		return 0;
+	num = min(max(s->total, KRETPROBE_MIN_SPARES), s->limit - s->total);
+	if (num <= 0 || READ_ONCE(s->nr_pools) >= KRETPROBE_MAX_POOLS) {
+		WRITE_ONCE(s->full, true);
+		return 0;
+	}
+	pool = kretprobe_pool_new(s->rp, num);
+	if (IS_ERR(pool))
+		return PTR_ERR(pool);
+	raw_spin_lock_irqsave(&s->lock, flags);
+	if (!s->closing && !s->reserve) {
+		s->total += num;
+		s->reserve = pool;
+		pool = NULL;
+	}
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+	if (pool)
+		kretprobe_pool_free(pool);
+	return 0;
+}
+
+/* A failed allocation is tried again at the next miss. */
+static void kretprobe_grow(struct work_struct *work)
+{
+	kretprobe_make_reserve(container_of(work, struct kretprobe_spares,
+					    grow));
+}
+
+static void kretprobe_kick(struct irq_work *work)
+{
+	schedule_work(&container_of(work, struct kretprobe_spares, kick)->grow);
+}
+
+/* The first pool of @num instances, and a reserve. */
+static int kretprobe_alloc_instances(struct kretprobe *rp, int num)
+{
+	struct kretprobe_spares *s;
+	void *pool;
+	int ret;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	pool = kretprobe_pool_new(rp, num);
+	if (IS_ERR(pool)) {
+		kfree(s);
+		return PTR_ERR(pool);
+	}
+	s->rp = rp;
+	raw_spin_lock_init(&s->lock);
+	s->pools[0] = pool;
+	s->nr_pools = 1;
+	s->total = num;
+	s->limit = max(num, KRETPROBE_INSTANCE_LIMIT);
+	init_irq_work(&s->kick, kretprobe_kick);
+	INIT_WORK(&s->grow, kretprobe_grow);
+	kretprobe_set_newest(rp, pool);
+	rp->spares = s;
+	ret = kretprobe_make_reserve(s);
+	if (ret) {
+		kretprobe_pool_free(pool);
+		kfree(s);
+		rp->spares = NULL;
+		kretprobe_set_newest(rp, NULL);
+	}
+	return ret;
+}
+
+/*
+ * Returns still in flight skip the handler from now on, and no pool is
+ * added any more.  Hits may still be running: one that took the reserve
+ * just before may add a pool after this; kretprobe_free_instances() stops
+ * that one.
+ */
+static void kretprobe_stop_instances(struct kretprobe *rp)
+{
+	struct kretprobe_spares *s = rp->spares;
+	unsigned long flags;
+	unsigned int i, nr;
+
+	if (!s)
+		return;
+	raw_spin_lock_irqsave(&s->lock, flags);
+	s->closing = true;
+	if (s->reserve) {
+		s->retired = s->reserve;
+		s->reserve = NULL;
+	}
+	nr = s->nr_pools;
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+	/* Outside the lock: a probe on the stop functions may hit. */
+	for (i = s->nr_stopped; i < nr; i++)
+		kretprobe_pool_stop(s->pools[i]);
+	s->nr_stopped = nr;
+}
+
+/* After a grace period since kretprobe_stop_instances(): no hit runs. */
+static void kretprobe_free_instances(struct kretprobe *rp)
+{
+	struct kretprobe_spares *s = rp->spares;
+	unsigned int i;
+
+	if (!s)
+		return;
+	if (IS_ENABLED(CONFIG_IRQ_WORK))
+		irq_work_sync(&s->kick);
+	cancel_work_sync(&s->grow);
+	if (s->nr_stopped != s->nr_pools) {
+		/* A pool added past the first stop: its handlers may run. */
+		kretprobe_stop_instances(rp);
+		synchronize_rcu();
+	}
+	for (i = 0; i < s->nr_pools; i++)
+		kretprobe_pool_free(s->pools[i]);
+	if (s->retired)
+		kretprobe_pool_free(s->retired);
+	kfree(s);
+	rp->spares = NULL;
+	kretprobe_set_newest(rp, NULL);
+}
 
 bool __weak arch_kretprobe_blacklisted(unsigned long addr)
 {
@@ -2799,6 +3117,8 @@ static int kretprobe_prepare(struct kretprobe *rp)
 	if (ret)
 		return ret;
 	rp->nmissed = 0;
+	rp->nmissed_no_instance = 0;
+	rp->nmissed_return_busy = 0;
 	rp->kp.pre_handler = kretprobe_entry;
 	rp->kp.post_handler = NULL;
 	return 0;
@@ -3093,7 +3413,10 @@ out:
 	mutex_unlock(&kprobe_mutex);
 }
 
-/* What one line of "list" says about a probe, copied under kprobe_mutex. */
+/*
+ * What one line of "list" or "missed" says about a probe, copied under
+ * kprobe_mutex.
+ */
 struct kprobe_list_line {
 	unsigned long addr;
 	bool kretprobe;
@@ -3101,6 +3424,10 @@ struct kprobe_list_line {
 	bool disabled;
 	bool optimized;
 	bool ftrace;
+	unsigned long recursion;
+	unsigned long hits_disabled;
+	unsigned long no_instance;
+	unsigned long return_busy;
 };
 
 static void kprobe_list_take(struct kprobe_list_line *line, struct kprobe *p,
@@ -3113,6 +3440,18 @@ static void kprobe_list_take(struct kprobe_list_line *line, struct kprobe *p,
 	/* How the address is probed is a property of the site. */
 	line->optimized = site_listed_optimized(site);
 	line->ftrace = kprobe_ftrace(site);
+	line->recursion = READ_ONCE(p->nmissed);
+	line->hits_disabled = READ_ONCE(p->nhits_disabled);
+	line->no_instance = 0;
+	line->return_busy = 0;
+#ifdef CONFIG_KRETPROBES
+	if (line->kretprobe) {
+		struct kretprobe *rp = container_of(p, struct kretprobe, kp);
+
+		line->no_instance = READ_ONCE(rp->nmissed_no_instance);
+		line->return_busy = READ_ONCE(rp->nmissed_return_busy);
+	}
+#endif
 }
 
 /* Probes in the table, the members of a group each.  kprobe_mutex held. */
@@ -3169,8 +3508,9 @@ static struct kprobe_list_line *kprobe_list_copy(size_t *n)
 	return lines;
 }
 
-static void kprobe_list_print(struct seq_file *m,
-			      const struct kprobe_list_line *line)
+/* "ADDR  TYPE  SYM+OFF  MOD " or "ADDR  TYPE  ADDR ", as "list" has it. */
+static void kprobe_list_print_probe(struct seq_file *m,
+				    const struct kprobe_list_line *line)
 {
 	unsigned long addr = 0, size, offset;
 	char namebuf[KSYM_NAME_LEN];
@@ -3191,7 +3531,12 @@ static void kprobe_list_print(struct seq_file *m,
 		seq_printf(m, "%0*lx  %s  %0*lx ", KPROBE_ADDR_WIDTH, addr, type,
 			   KPROBE_ADDR_WIDTH, addr);
 	rcu_read_unlock();
+}
 
+static void kprobe_list_print(struct seq_file *m,
+			      const struct kprobe_list_line *line)
+{
+	kprobe_list_print_probe(m, line);
 	if (line->gone)
 		seq_puts(m, "[GONE]");
 	else if (line->disabled)
@@ -3203,8 +3548,27 @@ static void kprobe_list_print(struct seq_file *m,
 	seq_putc(m, '\n');
 }
 
-static int kprobe_list_show(struct seq_file *m, void *unused)
+/*
+ * "missed": each probe as "list" names it, then its skipped hits by cause.
+ * recursion (the probe's nmissed): another probe's handler was running on
+ * the CPU; disabled: the probe was disabled, its address still armed (not
+ * a miss: not in nmissed); no_instance, return_busy (kretprobes): no free
+ * instance at entry, another handler running at the return.
+ */
+static void kprobe_missed_print(struct seq_file *m,
+				const struct kprobe_list_line *line)
 {
+	kprobe_list_print_probe(m, line);
+	seq_printf(m, "recursion=%lu disabled=%lu no_instance=%lu return_busy=%lu\n",
+		   line->recursion, line->hits_disabled, line->no_instance,
+		   line->return_busy);
+}
+
+/* "list" and "missed": the table's lines, printed by m->private. */
+static int kprobe_lines_show(struct seq_file *m, void *unused)
+{
+	void (*print)(struct seq_file *m, const struct kprobe_list_line *line) =
+		m->private;
 	struct kprobe_list_line *lines;
 	size_t n, i;
 
@@ -3212,7 +3576,7 @@ static int kprobe_list_show(struct seq_file *m, void *unused)
 	if (IS_ERR(lines))
 		return PTR_ERR(lines);
 	for (i = 0; i < n; i++)
-		kprobe_list_print(m, &lines[i]);
+		print(m, &lines[i]);
 	kvfree(lines);
 	return 0;
 }
@@ -3221,22 +3585,22 @@ static int kprobe_list_show(struct seq_file *m, void *unused)
  * Room for the whole table at once: seq_file would otherwise run the show
  * again for every doubling of its buffer, lookups and all.
  */
-#define KPROBE_LIST_LINE_GUESS	128
+#define KPROBE_LINE_GUESS	192
 
-static int kprobe_list_open(struct inode *inode, struct file *file)
+static int kprobe_lines_open(struct inode *inode, struct file *file)
 {
 	size_t count;
 
 	mutex_lock(&kprobe_mutex);
 	count = kprobe_list_count();
 	mutex_unlock(&kprobe_mutex);
-	return single_open_size(file, kprobe_list_show, NULL,
-				(count + 1) * KPROBE_LIST_LINE_GUESS);
+	return single_open_size(file, kprobe_lines_show, inode->i_private,
+				(count + 1) * KPROBE_LINE_GUESS);
 }
 
-static const struct file_operations kprobe_list_fops = {
+static const struct file_operations kprobe_lines_fops = {
 	.owner = THIS_MODULE,
-	.open = kprobe_list_open,
+	.open = kprobe_lines_open,
 	.read = seq_read,
 	.llseek = seq_lseek,
 	.release = single_release,
@@ -3291,12 +3655,14 @@ struct kprobe_debugfs_file {
 	const char *name;
 	umode_t mode;
 	const struct file_operations *fops;
+	void (*print)(struct seq_file *m, const struct kprobe_list_line *line);
 };
 
 static const struct kprobe_debugfs_file kprobe_debugfs_files[] __initconst = {
 	{ "blacklist",	0400,	&kprobe_blacklist_fops },
 	{ "enabled",	0600,	&kprobe_enabled_fops },
-	{ "list",	0400,	&kprobe_list_fops },
+	{ "list",	0400,	&kprobe_lines_fops,	kprobe_list_print },
+	{ "missed",	0400,	&kprobe_lines_fops,	kprobe_missed_print },
 };
 
 static int __init kprobes_debugfs_init(void)
@@ -3306,7 +3672,8 @@ static int __init kprobes_debugfs_init(void)
 
 	for (i = 0; i < ARRAY_SIZE(kprobe_debugfs_files); i++)
 		debugfs_create_file(kprobe_debugfs_files[i].name,
-				    kprobe_debugfs_files[i].mode, dir, NULL,
+				    kprobe_debugfs_files[i].mode, dir,
+				    kprobe_debugfs_files[i].print,
 				    kprobe_debugfs_files[i].fops);
 	return 0;
 }

@@ -1147,6 +1147,8 @@ static void kprobe_nmissed_nested(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, inner->post_hits, 0U);
 	KUNIT_EXPECT_EQ(test, inner->kp.nmissed, 1UL);
 	KUNIT_EXPECT_EQ(test, outer->kp.nmissed, 0UL);
+	/* Missed by recursion only. */
+	KUNIT_EXPECT_EQ(test, inner->kp.nhits_disabled, 0UL);
 
 	/* Outside a handler, inner works as usual. */
 	KUNIT_EXPECT_EQ(test, kpt_target_inner(2), 17UL);
@@ -1219,6 +1221,11 @@ static void kprobe_aggregate_disable_one(struct kunit *test)
 	kpt_target_add(1, 1);
 	KUNIT_EXPECT_EQ(test, ps[1]->pre_hits, 2U);
 	KUNIT_EXPECT_EQ(test, ps[2]->pre_hits, 1U);
+	/* Each hit a disabled member saw go by, counted apart from misses. */
+	KUNIT_EXPECT_EQ(test, ps[0]->kp.nhits_disabled, 2UL);
+	KUNIT_EXPECT_EQ(test, ps[2]->kp.nhits_disabled, 1UL);
+	KUNIT_EXPECT_EQ(test, ps[1]->kp.nhits_disabled, 0UL);
+	KUNIT_EXPECT_EQ(test, ps[0]->kp.nmissed, 0UL);
 
 	KUNIT_ASSERT_EQ(test, enable_kprobe(&ps[0]->kp), 0);
 	KUNIT_ASSERT_EQ(test, enable_kprobe(&ps[2]->kp), 0);
@@ -1910,20 +1917,88 @@ static void kretprobe_data_size(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->rp.nmissed, 0);
 }
 
-static void kretprobe_maxactive_exhausted(struct kunit *test)
+/*
+ * Nested calls past maxactive are followed from the reserve.  With
+ * interrupts off the worker that refills it cannot run, so a burst past
+ * maxactive + reserve (1 + 16 here) is missed, counted; once interrupts are
+ * back a larger reserve is made and a burst of that size loses nothing.
+ */
+static void kretprobe_supply_burst(struct kunit *test)
 {
 	struct kpt_rprobe *r = kpt_rprobe_new(test, kpt_recurse, 1);
+	unsigned long flags, missed, sum;
+	int tries;
+
+	r->use_data = true;
+	r->rp.data_size = sizeof(struct kpt_data);
+	KUNIT_ASSERT_EQ(test, kpt_register_ret(test, &r->rp), 0);
+
+	/* 40 calls: 17 instances, each with its own data; 23 missed. */
+	local_irq_save(flags);
+	sum = kpt_recurse(39);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, sum, 780UL);
+	KUNIT_EXPECT_EQ(test, r->rp.nmissed, 23);
+	KUNIT_EXPECT_EQ(test, r->rp.nmissed_no_instance, 23UL);
+	KUNIT_EXPECT_EQ(test, r->rp.nmissed_return_busy, 0UL);
+	KUNIT_EXPECT_EQ(test, r->rp.kp.nmissed, 0UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->entry_hits), 17);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret_hits), 17);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->data_ok), 17);
+	/* The outermost calls got them. */
+	KUNIT_EXPECT_EQ(test, r->retval, 780UL);
+
+	/* 1 + 16 + the next reserve (17) hold 30 nested calls. */
+	for (tries = 0; tries < 100; tries++) {
+		msleep(20);
+		missed = r->rp.nmissed;
+		atomic_set(&r->ret_hits, 0);
+		local_irq_save(flags);
+		sum = kpt_recurse(29);
+		local_irq_restore(flags);
+		KUNIT_EXPECT_EQ(test, sum, 435UL);
+		if (r->rp.nmissed == missed)
+			break;
+	}
+	KUNIT_EXPECT_LT(test, tries, 100);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret_hits), 30);
+}
+
+#ifdef CONFIG_KRETPROBE_ON_RETHOOK
+/* Never registered: stands for a probe handler running on this CPU. */
+static struct kprobe kpt_busy_stand_in;
+
+/* Returns while kpt_busy_stand_in counts as this CPU's running probe. */
+static noinline __noipa unsigned long kpt_ret_busy_target(unsigned long x)
+{
+	__this_cpu_write(current_kprobe, &kpt_busy_stand_in);
+	return x + 5;
+}
+
+/*
+ * A return that comes while another probe's handler runs skips the
+ * handler, and is counted as such (rethook, where the return handler
+ * checks; without rethook the trampoline marks the CPU busy itself).
+ */
+static void kretprobe_return_busy(struct kunit *test)
+{
+	struct kpt_rprobe *r = kpt_rprobe_new(test, kpt_ret_busy_target, 0);
+	unsigned long v;
 
 	KUNIT_ASSERT_EQ(test, kpt_register_ret(test, &r->rp), 0);
-	/* Three nested calls, one instance: the inner two are missed. */
-	KUNIT_EXPECT_EQ(test, kpt_recurse(2), 3UL);
-	KUNIT_EXPECT_EQ(test, r->rp.nmissed, 2);
-	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret_hits), 1);
-	/* A missed entry does not run entry_handler either. */
+	preempt_disable();
+	v = kpt_ret_busy_target(1);
+	__this_cpu_write(current_kprobe, NULL);
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, v, 6UL);
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->entry_hits), 1);
-	/* The outermost call got the instance. */
-	KUNIT_EXPECT_EQ(test, r->retval, 3UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret_hits), 0);
+	KUNIT_EXPECT_EQ(test, r->rp.nmissed_return_busy, 1UL);
+	KUNIT_EXPECT_EQ(test, r->rp.nmissed_no_instance, 0UL);
+	KUNIT_EXPECT_EQ(test, r->rp.nmissed, 1);
+	KUNIT_EXPECT_EQ(test, r->rp.kp.nmissed, 0UL);
 }
+#endif
 
 static void kretprobe_maxactive_default(struct kunit *test)
 {
@@ -2121,6 +2196,28 @@ static bool kpt_task_parked(struct task_struct *task)
 	return true;
 }
 
+/*
+ * Starts a task that parks in kpt_park_target() on @pk; at the end of the
+ * test it is released, then stopped (actions run last-in first-out).
+ */
+static struct task_struct *kpt_park_start(struct kunit *test,
+					  struct kpt_park *pk, int n)
+{
+	struct task_struct *task;
+
+	init_completion(&pk->entered);
+	init_completion(&pk->release);
+	task = kthread_run(kpt_park_thread, pk, "kprobes_test_park%d", n);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	get_task_struct(task);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kpt_park_stop,
+							task), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							kpt_complete_all_action,
+							&pk->release), 0);
+	return task;
+}
+
 static void kretprobe_parked_task(struct kunit *test)
 {
 	struct kpt_rprobe *r = kpt_rprobe_new(test, kpt_park_target, 1);
@@ -2134,22 +2231,12 @@ static void kretprobe_parked_task(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, pk);
 	trace = kunit_kcalloc(test, KPT_TRACE_MAX, sizeof(*trace), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, trace);
-	init_completion(&pk->entered);
-	init_completion(&pk->release);
 
 	kpt_park_caller(NULL);
 	real_ra = kpt_park_target_ra;
 
 	KUNIT_ASSERT_EQ(test, kpt_register_ret(test, &r->rp), 0);
-	task = kthread_run(kpt_park_thread, pk, "kprobes_test_park");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
-	get_task_struct(task);
-	/* Release first (actions run last-in first-out), then stop. */
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kpt_park_stop,
-							task), 0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
-							kpt_complete_all_action,
-							&pk->release), 0);
+	task = kpt_park_start(test, pk, 0);
 
 	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&pk->entered,
 							  30 * HZ), 0UL);
@@ -2157,10 +2244,11 @@ static void kretprobe_parked_task(struct kunit *test)
 		usleep_range(1000, 2000);
 	KUNIT_ASSERT_TRUE(test, kpt_task_parked(task));
 
-	/* Its only instance is taken: this call is missed. */
+	/* Its only first-pool instance is taken: this one is a spare. */
 	KUNIT_EXPECT_EQ(test, kpt_park_caller(NULL), 11UL);
-	KUNIT_EXPECT_EQ(test, r->rp.nmissed, 1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&r->entry_hits), 1);
+	KUNIT_EXPECT_EQ(test, r->rp.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->entry_hits), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret_hits), 1);
 
 #ifdef CONFIG_STACKTRACE
 	len = stack_trace_save_tsk(task, trace, KPT_TRACE_MAX, 0);
@@ -2176,9 +2264,50 @@ static void kretprobe_parked_task(struct kunit *test)
 		usleep_range(1000, 2000);
 	KUNIT_ASSERT_TRUE(test, READ_ONCE(pk->done));
 	KUNIT_EXPECT_EQ(test, pk->result, 11UL);
-	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret_hits), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret_hits), 2);
 	KUNIT_EXPECT_EQ(test, r->retval, 11UL);
 	KUNIT_EXPECT_EQ(test, r->ret_addr, real_ra);
+}
+
+/*
+ * Sleepers, each holding an instance: 40 of them on a kretprobe of
+ * maxactive 1 take the first pool, the reserve and the pools made while
+ * they come in; every return is seen once they are released.
+ */
+#define KPT_NR_SLEEPERS	40
+
+static void kretprobe_sleepers_all_followed(struct kunit *test)
+{
+	struct kpt_rprobe *r = kpt_rprobe_new(test, kpt_park_target, 1);
+	unsigned long timeout = jiffies + 60 * HZ;
+	struct kpt_park *pk;
+	int i, done;
+
+	pk = kunit_kcalloc(test, KPT_NR_SLEEPERS, sizeof(*pk), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pk);
+	KUNIT_ASSERT_EQ(test, kpt_register_ret(test, &r->rp), 0);
+	for (i = 0; i < KPT_NR_SLEEPERS; i++) {
+		kpt_park_start(test, &pk[i], i);
+		KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&pk[i].entered,
+								  30 * HZ), 0UL);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->entry_hits), KPT_NR_SLEEPERS);
+	KUNIT_EXPECT_EQ(test, r->rp.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret_hits), 0);
+
+	for (i = 0; i < KPT_NR_SLEEPERS; i++)
+		complete_all(&pk[i].release);
+	do {
+		for (done = 0, i = 0; i < KPT_NR_SLEEPERS; i++)
+			done += READ_ONCE(pk[i].done);
+		if (done < KPT_NR_SLEEPERS)
+			usleep_range(1000, 2000);
+	} while (done < KPT_NR_SLEEPERS && time_before(jiffies, timeout));
+	KUNIT_ASSERT_EQ(test, done, KPT_NR_SLEEPERS);
+	for (i = 0; i < KPT_NR_SLEEPERS; i++)
+		KUNIT_EXPECT_EQ(test, pk[i].result, 11UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret_hits), KPT_NR_SLEEPERS);
+	KUNIT_EXPECT_EQ(test, r->rp.nmissed, 0);
 }
 
 #if KPT_BUILTIN
@@ -3345,7 +3474,10 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kretprobe_invalid),
 	KUNIT_CASE(kretprobe_entry_handler_skips),
 	KUNIT_CASE(kretprobe_data_size),
-	KUNIT_CASE(kretprobe_maxactive_exhausted),
+	KUNIT_CASE(kretprobe_supply_burst),
+#ifdef CONFIG_KRETPROBE_ON_RETHOOK
+	KUNIT_CASE(kretprobe_return_busy),
+#endif
 	KUNIT_CASE(kretprobe_maxactive_default),
 	KUNIT_CASE(kretprobe_disable_enable),
 	KUNIT_CASE(kretprobes_batch_rollback),
@@ -3353,6 +3485,7 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kretprobe_handler_hits_kprobe),
 	KUNIT_CASE(kretprobe_stacktrace_in_handler),
 	KUNIT_CASE(kretprobe_parked_task),
+	KUNIT_CASE(kretprobe_sleepers_all_followed),
 #if KPT_BUILTIN
 	KUNIT_CASE(kprobe_slot_chunks),
 #endif

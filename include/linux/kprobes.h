@@ -91,6 +91,7 @@ struct arch_specific_insn {
 struct kprobe;
 struct optimized_kprobe;
 struct kretprobe_pool;
+struct kretprobe_spares;
 struct pt_regs;
 struct task_struct;
 struct kretprobe;
@@ -121,6 +122,9 @@ typedef int (*kretprobe_handler_t)(struct kretprobe_instance *,
  *	handlers or its probed instruction run; returning 1 claims the fault
  * @nmissed: hits whose handlers were skipped because another probe's
  *	handler was already running on that CPU
+ * @nhits_disabled: hits that ran no handler because this probe was
+ *	disabled while its address stayed armed (for other probes there, or
+ *	until the disarm completed); not misses, so not in @nmissed
  * @hlist: link in the probe table while this probe owns its address; unhashed
  *	when it is not registered or shares the address with other probes
  * @list: link in the member list of the probe group sharing its address;
@@ -144,6 +148,7 @@ struct kprobe {
 	kprobe_post_handler_t post_handler;
 	kprobe_fault_handler_t fault_handler;
 	unsigned long nmissed;
+	unsigned long nhits_disabled;
 
 	/* Owned by the kprobes core while registered. */
 	struct hlist_node hlist;
@@ -185,14 +190,22 @@ static inline bool kprobe_disabled(struct kprobe *p)
  * @handler: called when the probed function returns, with its return
  *	registers (regs_return_value() is the return value)
  * @data_size: bytes of private data in each struct kretprobe_instance
- * @maxactive: number of calls that can be followed at once; <= 0 means the
- *	default, max(10, 2 * number of possible CPUs)
+ * @maxactive: instances allocated at registration, each following one
+ *	call until it returns; <= 0 means the default, max(10, 2 * number of
+ *	possible CPUs).  More are added as calls need them, up to
+ *	max(@maxactive, 4096) (see Documentation/trace/kprobes.rst)
  * @nmissed: entries that found no free instance, and returns whose handler
- *	was skipped because another probe handler was running
- * @rh: the return hook the instances come from (kprobes core only;
- *	CONFIG_KRETPROBE_ON_RETHOOK)
- * @pool: the instances, on architectures that divert returns themselves
+ *	was skipped because another probe handler was running: the sum of
+ *	the next two
+ * @nmissed_no_instance: entries that found no free instance
+ * @nmissed_return_busy: returns whose handler was skipped because another
+ *	probe handler was running on that CPU
+ * @rh: the return hook entries take instances from first, the newest
+ *	(kprobes core only; CONFIG_KRETPROBE_ON_RETHOOK)
+ * @pool: the same, on architectures that divert returns themselves
  *	(kprobes core only; !CONFIG_KRETPROBE_ON_RETHOOK)
+ * @spares: all instance pools, the reserve and what grows them (kprobes
+ *	core only)
  */
 struct kretprobe {
 	struct kprobe kp;
@@ -201,11 +214,14 @@ struct kretprobe {
 	size_t data_size;
 	int maxactive;
 	int nmissed;
+	unsigned long nmissed_no_instance;
+	unsigned long nmissed_return_busy;
 #ifdef CONFIG_KRETPROBE_ON_RETHOOK
 	struct rethook *rh;
 #else
 	struct kretprobe_pool *pool;
 #endif
+	struct kretprobe_spares *spares;
 };
 
 #define KRETPROBE_MAX_DATA_SIZE	4096
@@ -312,6 +328,7 @@ int kprobe_add_area_blacklist(unsigned long start, unsigned long end);
 
 struct kprobe *get_kprobe(void *addr);
 void kprobes_inc_nmissed_count(struct kprobe *p);
+void kprobes_inc_disabled_count(struct kprobe *p);
 void dump_kprobe(struct kprobe *kp);
 bool is_kprobe_insn_slot(unsigned long addr);
 int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,

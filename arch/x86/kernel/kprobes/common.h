@@ -207,7 +207,9 @@ static __always_inline int __kprobe_run_pre(struct kprobe *p,
 
 	__this_cpu_write(current_kprobe, p);
 	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
-	if (!kprobe_disabled(p) && p->pre_handler && p->pre_handler(p, regs)) {
+	if (unlikely(kprobe_disabled(p))) {
+		kprobes_inc_disabled_count(p);
+	} else if (p->pre_handler && p->pre_handler(p, regs)) {
 		reset_current_kprobe();
 		return KPROBE_PRE_SKIP;
 	}
