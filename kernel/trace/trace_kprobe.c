@@ -1264,10 +1264,13 @@ static int kpev_define(int argc, const char *argv[])
 	char *place = NULL;
 	int nargs = 0, err;
 
-	if (argc < 2)
-		return -ECANCELED;
-
 	trace_probe_log_init("trace_kprobe", argc, argv);
+	/* "p", "p:NAME", "r2:G/E" and no place: say so, past the first word. */
+	if (argc < 2) {
+		trace_probe_log_err(strlen(argv[0]), BAD_PROBE_ADDR);
+		trace_probe_log_clear();
+		return -EINVAL;
+	}
 
 	err = kpev_parse_command(argv[0], &h, groupbuf);
 	if (err)
