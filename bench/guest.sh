@@ -92,7 +92,8 @@ for rep in $(seq 1 "$REPS"); do
 	# Unprobed loops are cheap: 10x the calls, for a steadier per-call time.
 	for t in nb b entry; do
 		r=$(ctl loop "$t" $((LOOPS * 10)))
-		emit "base target=$t rep=$rep n=$((LOOPS * 10)) ns=$(kv ns "$r")"
+		st=$(kv steps "$(ctl steps "$t")")
+		emit "base target=$t rep=$rep n=$((LOOPS * 10)) ns=$(kv ns "$r") steps=$st"
 	done
 	for k in $kinds; do
 		IFS=: read -r kind target opt <<< "$k"
@@ -101,7 +102,6 @@ for rep in $(seq 1 "$REPS"); do
 			echo 'p:kpbench/empty kpb_target_entry' > "$T/kprobe_events" &&
 				echo 1 > "$T/events/kpbench/empty/enable" ||
 				{ emit "hit kind=event rep=$rep error=define"; continue; }
-			h0=$(awk '$1 == "empty" { print $2 }' "$T/kprobe_profile")
 		else
 			r=$(ctl arm "$kind")
 			[ "$(kv ret "$r")" = 0 ] || { emit "hit kind=$kind rep=$rep error=arm:$r"; continue; }
@@ -111,6 +111,13 @@ for rep in $(seq 1 "$REPS"); do
 			wait_opt "$hit_wait" || hit_wait=2
 		fi
 		st=$(state)
+		# Instructions of one hit, single-stepped: only where no probe
+		# of the kind runs through a breakpoint (see kp_bench.c).
+		steps=
+		if [[ $st =~ ^([kr]\[(FTRACE|OPTIMIZED)\],?)+$ ]]; then
+			steps=$(kv steps "$(ctl steps "$target")")
+		fi
+		[ "$kind" != event ] || h0=$(awk '$1 == "empty" { print $2 }' "$T/kprobe_profile")
 		r=$(ctl loop "$target" "$LOOPS")
 		hits=$(kv hits "$r"); rhits=$(kv rhits "$r")
 		if [ "$kind" = event ]; then
@@ -121,7 +128,7 @@ for rep in $(seq 1 "$REPS"); do
 		else
 			ctl disarm > /dev/null
 		fi
-		emit "hit kind=$kind target=$target rep=$rep n=$LOOPS ns=$(kv ns "$r") hits=$hits rhits=$rhits state=$st"
+		emit "hit kind=$kind target=$target rep=$rep n=$LOOPS ns=$(kv ns "$r") hits=$hits rhits=$rhits steps=$steps state=$st"
 	done
 done
 echo 1 > "$OPT"

@@ -83,13 +83,21 @@ def common(vals):
 rows = []
 
 
-def add(section, label, fn, unit, better="lower", note=None):
-    vals, notes, ns = {}, {}, {}
+def add(section, label, fn, unit, better="lower", note=None, steps=None):
+    vals, notes, ns, st = {}, {}, {}, {}
     for mode in ("base", "ours"):
         vals[mode], ns[mode] = fn(mode)
         notes[mode] = note(mode) if note else ""
+        st[mode] = steps(mode) if steps else None
     rows.append((section, label, vals["base"], vals["ours"], unit, better,
-                 notes["base"], notes["ours"], (ns["base"], ns["ours"])))
+                 notes["base"], notes["ours"], (ns["base"], ns["ours"]),
+                 (st["base"], st["ours"])))
+
+
+def base_of(mode, r):
+    """The unprobed loop of hit record R's target, same round and repetition."""
+    return [x for x in recs(mode, "base", target=r.get("target"), rep=r.get("rep"))
+            if x["round"] == r["round"]]
 
 
 def hit(kind):
@@ -109,7 +117,15 @@ def hit(kind):
         st = common([r.get("state") for r in rs])
         bad = [r for r in rs if r.get("hits") not in (r.get("n"), None) and kind != "kret"]
         return st + (" (missed hits)" if bad else "")
-    return fn, note
+
+    def steps(mode):
+        out = []
+        for r in recs(mode, "hit", kind=kind):
+            b = base_of(mode, r)
+            if b and num(r, "steps") is not None and num(b[0], "steps") is not None:
+                out.append(num(r, "steps") - num(b[0], "steps"))
+        return med(out)[0]
+    return fn, note, steps
 
 
 hitkinds = [
@@ -122,8 +138,8 @@ hitkinds = [
     ("event", "empty kprobe_events event, enabled"),
 ]
 for kind, label in hitkinds:
-    fn, note = hit(kind)
-    add("hit", label, fn, "ns/hit", note=note)
+    fn, note, steps = hit(kind)
+    add("hit", label, fn, "ns/hit", note=note, steps=steps)
 
 
 def floor(mode):
@@ -131,7 +147,11 @@ def floor(mode):
                 if num(r, "ns") is not None])
 
 
-add("hit", "floor: empty call, no probe", floor, "ns/call")
+def floor_steps(mode):
+    return med([num(r, "steps") for r in recs(mode, "base", target="entry")])[0]
+
+
+add("hit", "floor: empty call, no probe", floor, "ns/call", steps=floor_steps)
 
 
 def sizes(what):
@@ -308,15 +328,28 @@ out.append(f"- method: {rounds} round(s); each round boots both kernels one afte
 out.append("- state: the probe's flags in `/sys/kernel/debug/kprobes/list` while it was measured "
            "(`k`/`r` = kprobe/kretprobe).  Ratio = ours / upstream; for hits/ms and calls/s higher is better, "
            "elsewhere lower is better.\n")
-out.append("| # | kind | upstream | ours | ratio ours/upstream | samples (upstream/ours) |")
-out.append("|---|---|---|---|---|---|")
+out.append("- instructions/hit: one hit single-stepped in the guest (`steps` in bench/module/kp_bench.c: "
+           "trap flag set, one #DB per instruction, counted), minus the same call unprobed; the floor row gives "
+           "the unprobed call itself.  A hit that runs in an exception (int3, boosted) cannot be stepped (the CPU "
+           "clears TF in the handler): \u2014.\n")
+out.append("| # | kind | upstream | ours | ratio ours/upstream | instructions/hit (upstream/ours) "
+           "| samples (upstream/ours) |")
+out.append("|---|---|---|---|---|---|---|")
 chart = []
-for i, (sec, label, b, o, unit, better, nb, no, n) in enumerate(rows, 1):
+
+
+def fsteps(st):
+    if st is None or (st[0] is None and st[1] is None):
+        return ""
+    return "/".join("\u2014" if v is None else f"{v:,.0f}" for v in st)
+
+
+for i, (sec, label, b, o, unit, better, nb, no, n, st) in enumerate(rows, 1):
     r = ratio(b, o)
     bs = fmt(b) + (f" `{nb}`" if nb else "")
     os_ = fmt(o) + (f" `{no}`" if no else "")
     out.append(f"| {i} | {label} ({unit}) | {bs} | {os_} | {fmt(r) if r is not None else 'n/a'} "
-               f"| {n[0]}/{n[1]} |")
+               f"| {fsteps(st)} | {n[0]}/{n[1]} |")
     chart.append((i, label, r, better))
 md = "\n".join(out) + "\n"
 

@@ -15,6 +15,11 @@
  *                   kpb_target_entry), both (kprobe + kretprobe on it)
  *   disarm          unregister them
  *   loop T N        call target T (nb, b, entry) N times; ns=total time
+ *   steps T         call target T once with the trap flag set and count
+ *                   the instructions it took (one #DB each, counted by a
+ *                   die notifier); steps=N.  Paths that run in an
+ *                   exception (int3, boosted) are counted only outside it:
+ *                   the CPU clears TF while a handler runs.
  *   smp K N         K kthreads on CPUs 0..K-1 call kpb_target_b N times each
  *   sleep K N MAX   kretprobe (maxactive MAX) on kpb_sleep, which sleeps;
  *                   K kthreads call it N times each; reports nmissed
@@ -46,8 +51,12 @@
 #include <linux/sched/clock.h>
 #include <linux/ktime.h>
 #include <linux/string.h>
+#include <linux/kdebug.h>
+#include <linux/notifier.h>
 #include <asm/asm.h>
 #include <asm/ibt.h>
+#include <asm/debugreg.h>
+#include <asm/processor-flags.h>
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("kprobes benchmark targets and timing loops");
@@ -224,6 +233,81 @@ static int kpb_loop(const char *t, u64 n)
 	}
 	RES("loop=%s n=%llu ns=%llu hits=%lu rhits=%lu", t, n, ns,
 	    kpb_hits - h0, kpb_rhits - r0);
+	return 0;
+}
+
+/* ---- instructions per hit: single-step one call ------------------------ */
+
+static unsigned long kpb_nsteps;
+static int kpb_step_cpu = -1;
+
+/*
+ * Each instruction executed with TF set ends in a #DB whose DR_STEP the
+ * kernel hands to the die chain first; consume ours and count it.
+ */
+static int kpb_step_notify(struct notifier_block *nb, unsigned long val,
+			   void *data)
+{
+	struct die_args *args = data;
+	unsigned long *dr6 = (unsigned long *)args->err;
+
+	if (val != DIE_DEBUG || READ_ONCE(kpb_step_cpu) != smp_processor_id() ||
+	    !(*dr6 & DR_STEP))
+		return NOTIFY_DONE;
+	kpb_nsteps++;
+	*dr6 &= ~DR_STEP;
+	return NOTIFY_STOP;
+}
+
+static struct notifier_block kpb_step_nb = {
+	.notifier_call = kpb_step_notify,
+	.priority = INT_MAX,
+};
+
+static noinline void kpb_step_call(int which)
+{
+	asm volatile("pushf\n\torl %0, (%%" _ASM_SP ")\n\tpopf"
+		     :: "i"(X86_EFLAGS_TF) : "memory", "cc");
+	switch (which) {
+	case 0:
+		kpb_target_nb(&kpb_word);
+		break;
+	case 1:
+		kpb_target_b();
+		break;
+	default:
+		kpb_target_entry();
+		break;
+	}
+	asm volatile("pushf\n\tandl %0, (%%" _ASM_SP ")\n\tpopf"
+		     :: "i"(~X86_EFLAGS_TF) : "memory", "cc");
+}
+
+static int kpb_steps(const char *t)
+{
+	unsigned long flags;
+	int which, ret;
+
+	if (!strcmp(t, "nb"))
+		which = 0;
+	else if (!strcmp(t, "b"))
+		which = 1;
+	else if (!strcmp(t, "entry"))
+		which = 2;
+	else
+		return -EINVAL;
+	ret = register_die_notifier(&kpb_step_nb);
+	if (ret)
+		return ret;
+	/* Interrupts off: their handlers would run without TF anyway. */
+	local_irq_save(flags);
+	kpb_nsteps = 0;
+	WRITE_ONCE(kpb_step_cpu, smp_processor_id());
+	kpb_step_call(which);
+	WRITE_ONCE(kpb_step_cpu, -1);
+	local_irq_restore(flags);
+	unregister_die_notifier(&kpb_step_nb);
+	RES("steps=%lu target=%s", kpb_nsteps, t);
 	return 0;
 }
 
@@ -541,6 +625,8 @@ static ssize_t kpb_ctl_write(struct file *f, const char __user *ubuf,
 		ret = (kpb_disarm(), RES("disarm"), 0);
 	else if (sscanf(buf, "loop %31s %llu", a, &n) == 2)
 		ret = kpb_loop(a, n);
+	else if (sscanf(buf, "steps %31s", a) == 1)
+		ret = kpb_steps(a);
 	else if (sscanf(buf, "smp %d %llu", &k, &n) == 2)
 		ret = kpb_smp(k, n);
 	else if (sscanf(buf, "sleep %d %llu %d", &k, &n, &m) == 3)

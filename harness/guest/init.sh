@@ -32,6 +32,9 @@ export KP_OUTDIR=/mnt/out
 finish() {
 	sync
 	echo "KP-GUEST-DONE"
+	# The reset does not wait for the serial line to drain: without a
+	# pause the last line could be lost (seen after the lockdown test).
+	sleep 1
 	echo b > /proc/sysrq-trigger
 	sleep 5
 }

@@ -60,12 +60,18 @@ run_ftrace() {
 # (KP_TEST_TIMEOUT on the command line) for its 100,000-line fuzz.
 test_timeout=${KP_TEST_TIMEOUT:-600}
 
+# run_guest first|last: a test whose second line is "# kp: last" changes
+# the machine for good (raises lockdown); it runs after everything else,
+# the kmemleak scan included.
 run_guest() {
-	local t name log rc reason
+	local t name log rc reason when
 	mkdir -p "$out/guest"
 	for t in "$KP_REPO"/guest-tests/*.sh; do
 		name=$(basename "$t" .sh)
 		[ "$name" != lib ] || continue
+		when=first
+		[ "$(sed -n 2p "$t")" != "# kp: last" ] || when=last
+		[ "$when" = "$1" ] || continue
 		wanted guest "$name" || continue
 		log=$out/guest/$name.log
 		(cd "$(mktemp -d)" && KP_LIB=$KP_REPO/guest-tests/lib.sh timeout "$test_timeout" bash "$t") > "$log" 2>&1
@@ -117,8 +123,9 @@ echo "KP-TESTS-BEGIN $(uname -r)"
 run_canary
 case $filter in kunit|kunit:*) ;; *)
 	run_ftrace
-	run_guest
+	run_guest first
 	;;
 esac
 run_kmemleak
+case $filter in kunit|kunit:*) ;; *) run_guest last ;; esac
 echo "KP-TESTS-END"
