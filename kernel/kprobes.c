@@ -250,6 +250,13 @@ static nokprobe_inline struct hlist_head *kprobe_bucket(const void *addr)
 	return &kprobe_table[hash_ptr(addr, KPROBE_TABLE_BITS)];
 }
 
+/*
+ * What every hit runs (the lookup, the miss counters, the group and
+ * kretprobe handlers) is notrace: the function tracer has no business in
+ * the middle of a probe hit, and its __fentry__ nop is one more
+ * instruction per hit.
+ */
+
 /**
  * get_kprobe() - find the live site at an address
  * @addr: the probed address
@@ -258,7 +265,7 @@ static nokprobe_inline struct hlist_head *kprobe_bucket(const void *addr)
  * which qualifies), or kprobe_mutex held.
  * Return: the lone probe or group there, or NULL; gone sites are skipped.
  */
-struct kprobe *get_kprobe(void *addr)
+notrace struct kprobe *get_kprobe(void *addr)
 {
 	struct kprobe *site;
 
@@ -294,7 +301,7 @@ NOKPROBE_SYMBOL(dump_kprobe);
  *
  * Context: breakpoint or ftrace handler path.
  */
-void kprobes_inc_nmissed_count(struct kprobe *p)
+void notrace kprobes_inc_nmissed_count(struct kprobe *p)
 {
 	struct kprobe *member;
 
@@ -324,7 +331,7 @@ NOKPROBE_SYMBOL(kprobes_inc_nmissed_count);
  * Context: breakpoint, ftrace or detour path, for a site whose probes are
  * all disabled but which is still armed (its disarm is on the way).
  */
-void kprobes_inc_disabled_count(struct kprobe *p)
+void notrace kprobes_inc_disabled_count(struct kprobe *p)
 {
 	struct kprobe *member;
 
@@ -338,7 +345,7 @@ void kprobes_inc_disabled_count(struct kprobe *p)
 
 NOKPROBE_SYMBOL(kprobes_inc_disabled_count);
 
-static int kprobe_group_pre(struct kprobe *p, struct pt_regs *regs)
+static int notrace kprobe_group_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kprobe *member;
 
@@ -355,8 +362,8 @@ static int kprobe_group_pre(struct kprobe *p, struct pt_regs *regs)
 
 NOKPROBE_SYMBOL(kprobe_group_pre);
 
-static void kprobe_group_post(struct kprobe *p, struct pt_regs *regs,
-			      unsigned long flags)
+static void notrace kprobe_group_post(struct kprobe *p, struct pt_regs *regs,
+				      unsigned long flags)
 {
 	struct kprobe *member;
 
@@ -2488,7 +2495,7 @@ kretprobe_take(struct kretprobe *rp)
  * the task's shadow list, which is also what unwinders consult, so stack
  * traces through a diverted return still show the real caller.
  */
-static int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
+static int notrace kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
 	struct kretprobe_instance *ri = kretprobe_take(rp);
@@ -2512,8 +2519,9 @@ NOKPROBE_SYMBOL(kretprobe_entry);
  * entry probe is this CPU's running probe meanwhile, so probes hit inside
  * the handler are only counted as missed.
  */
-static void kretprobe_return(struct rethook_node *rhn, void *data,
-			     unsigned long ret_addr, struct pt_regs *regs)
+static void notrace kretprobe_return(struct rethook_node *rhn, void *data,
+				     unsigned long ret_addr,
+				     struct pt_regs *regs)
 {
 	struct kretprobe *rp = data;
 	struct kprobe *outer;
@@ -2652,7 +2660,7 @@ static void kretprobe_recycle(struct kretprobe_instance *ri)
 
 NOKPROBE_SYMBOL(kretprobe_recycle);
 
-static int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
+static int notrace kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
 	struct kretprobe_instance *ri = kretprobe_take(rp);

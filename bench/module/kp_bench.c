@@ -240,6 +240,9 @@ static int kpb_loop(const char *t, u64 n)
 
 static unsigned long kpb_nsteps;
 static int kpb_step_cpu = -1;
+/* The address of each stepped instruction, for debugfs steplog. */
+#define KPB_STEPLOG 4096
+static unsigned long kpb_steplog[KPB_STEPLOG];
 
 /*
  * Each instruction executed with TF set ends in a #DB whose DR_STEP the
@@ -254,6 +257,8 @@ static int kpb_step_notify(struct notifier_block *nb, unsigned long val,
 	if (val != DIE_DEBUG || READ_ONCE(kpb_step_cpu) != smp_processor_id() ||
 	    !(*dr6 & DR_STEP))
 		return NOTIFY_DONE;
+	if (kpb_nsteps < KPB_STEPLOG)
+		kpb_steplog[kpb_nsteps] = args->regs->ip;
 	kpb_nsteps++;
 	*dr6 &= ~DR_STEP;
 	return NOTIFY_STOP;
@@ -727,6 +732,20 @@ static int kpb_syms_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/* One line per stepped instruction of the last "steps": where it was. */
+static int kpb_steplog_show(struct seq_file *m, void *v)
+{
+	unsigned long i, n;
+
+	mutex_lock(&kpb_lock);
+	n = min_t(unsigned long, kpb_nsteps, KPB_STEPLOG);
+	for (i = 0; i < n; i++)
+		seq_printf(m, "%pS\n", (void *)kpb_steplog[i]);
+	mutex_unlock(&kpb_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kpb_steplog);
+
 static const struct file_operations kpb_syms_fops = {
 	.owner = THIS_MODULE,
 	.open = kpb_syms_open,
@@ -743,6 +762,7 @@ static int __init kpb_init(void)
 	kpb_dir = debugfs_create_dir("kp_bench", NULL);
 	debugfs_create_file("ctl", 0600, kpb_dir, NULL, &kpb_ctl_fops);
 	debugfs_create_file("syms", 0600, kpb_dir, NULL, &kpb_syms_fops);
+	debugfs_create_file("steplog", 0400, kpb_dir, NULL, &kpb_steplog_fops);
 	return 0;
 }
 

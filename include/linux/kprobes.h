@@ -107,6 +107,8 @@ typedef int (*kretprobe_handler_t)(struct kretprobe_instance *,
 
 /**
  * struct kprobe - one breakpoint on a kernel instruction
+ * @hlist: link in the probe table while this probe owns its address; unhashed
+ *	when it is not registered or shares the address with other probes
  * @addr: probed address; filled in by registration from @symbol_name and
  *	@offset (on IBT kernels a function's start means past its ENDBR)
  * @symbol_name: symbol to probe, "sym" or "module:sym"; NULL when @addr is
@@ -125,8 +127,6 @@ typedef int (*kretprobe_handler_t)(struct kretprobe_instance *,
  * @nhits_disabled: hits that ran no handler because this probe was
  *	disabled while its address stayed armed (for other probes there, or
  *	until the disarm completed); not misses, so not in @nmissed
- * @hlist: link in the probe table while this probe owns its address; unhashed
- *	when it is not registered or shares the address with other probes
  * @list: link in the member list of the probe group sharing its address;
  *	empty when the probe is alone at its address or not registered
  * @opcode: the original instruction (x86: byte) the breakpoint replaced
@@ -139,6 +139,11 @@ typedef int (*kretprobe_handler_t)(struct kretprobe_instance *,
  * the structure again until it is unregistered.
  */
 struct kprobe {
+	/*
+	 * First, and followed by @addr: an address lookup walks the bucket
+	 * without an offset to undo and finds the key in the same line.
+	 */
+	struct hlist_node hlist;
 	kprobe_opcode_t *addr;
 	const char *symbol_name;
 	unsigned int offset;
@@ -150,8 +155,7 @@ struct kprobe {
 	unsigned long nmissed;
 	unsigned long nhits_disabled;
 
-	/* Owned by the kprobes core while registered. */
-	struct hlist_node hlist;
+	/* Owned by the kprobes core while registered (so is @hlist). */
 	struct list_head list;
 	kprobe_opcode_t opcode;
 	struct arch_specific_insn ainsn;
@@ -179,7 +183,7 @@ static inline bool kprobe_optimized(struct kprobe *p) { return p->flags & KPROBE
 static inline bool kprobe_ftrace(struct kprobe *p) { return p->flags & KPROBE_FLAG_FTRACE; }
 static inline bool kprobe_disabled(struct kprobe *p)
 {
-	return kprobe_gone(p) || (p->flags & KPROBE_FLAG_DISABLED);
+	return p->flags & (KPROBE_FLAG_GONE | KPROBE_FLAG_DISABLED);
 }
 
 /**

@@ -392,10 +392,13 @@ static nokprobe_inline void kpev_record_all(struct kp_event *kev,
 {
 	struct event_file_link *link;
 
-	rcu_read_lock();
+	/*
+	 * Handlers run with preemption off, which the grace period before
+	 * trace_probe_remove_file() frees a link waits for: no
+	 * rcu_read_lock() to pay for on every hit.
+	 */
 	trace_probe_for_each_link_rcu(link, &kev->tp)
 		kpev_record(kev, regs, edata, ret_ip, link->file);
-	rcu_read_unlock();
 }
 
 #ifdef CONFIG_PERF_EVENTS

@@ -196,8 +196,7 @@ int kprobe_run_pre(struct kprobe *p, struct pt_regs *regs);
  * Context: interrupts or preemption off.
  */
 static __always_inline int __kprobe_run_pre(struct kprobe *p,
-					    struct pt_regs *regs,
-					    struct kprobe_ctlblk *kcb)
+					    struct pt_regs *regs)
 {
 	if (kprobe_running()) {
 		/* Hit from inside another probe's handler or step. */
@@ -205,8 +204,9 @@ static __always_inline int __kprobe_run_pre(struct kprobe *p,
 		return KPROBE_PRE_MISSED;
 	}
 
+	/* Per-CPU stores by name: no pointer to the ctlblk to keep live. */
 	__this_cpu_write(current_kprobe, p);
-	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
+	__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_ACTIVE);
 	if (unlikely(kprobe_disabled(p))) {
 		kprobes_inc_disabled_count(p);
 	} else if (p->pre_handler && p->pre_handler(p, regs)) {
@@ -218,13 +218,12 @@ static __always_inline int __kprobe_run_pre(struct kprobe *p,
 
 /* The end of a hit that __kprobe_run_pre() answered KPROBE_PRE_RAN. */
 static __always_inline void __kprobe_run_post(struct kprobe *p,
-					      struct pt_regs *regs,
-					      struct kprobe_ctlblk *kcb)
+					      struct pt_regs *regs)
 {
 	kprobe_post_handler_t post = READ_ONCE(p->post_handler);
 
 	if (post && !kprobe_disabled(p)) {
-		kcb->kprobe_status = KPROBE_HIT_SSDONE;
+		__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_SSDONE);
 		post(p, regs, 0);
 	}
 	reset_current_kprobe();

@@ -714,7 +714,7 @@ static void kprobe_carry_out(struct kprobe *p, struct pt_regs *regs,
 	if (ai->action != KPROBE_X86_STEP) {
 		kprobe_emulate(p, regs);
 		if (!nested)
-			__kprobe_run_post(p, regs, kcb);
+			__kprobe_run_post(p, regs);
 		return;
 	}
 
@@ -776,7 +776,7 @@ static bool kprobe_step_done(struct pt_regs *regs, unsigned long addr,
 	regs->ip = (unsigned long)p->addr + p->ainsn.len;
 	regs->flags |= step->flags_if;
 	if (!step->nested)
-		__kprobe_run_post(p, regs, kcb);
+		__kprobe_run_post(p, regs);
 	return true;
 }
 
@@ -798,7 +798,7 @@ NOKPROBE_SYMBOL(kprobe_step_done);
  */
 int kprobe_run_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	return __kprobe_run_pre(p, regs, get_kprobe_ctlblk());
+	return __kprobe_run_pre(p, regs);
 }
 
 NOKPROBE_SYMBOL(kprobe_run_pre);

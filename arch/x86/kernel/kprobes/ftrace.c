@@ -25,27 +25,26 @@
 #include "common.h"
 
 /*
- * One hit of an enabled ftrace-based probe; inlined into the ftrace
- * callback, every hit's path.  The handlers must see what an int3 hit
- * would show them: ip just past the (virtual) breakpoint byte for the
- * pre-handler, just past the 5-byte call site for the post-handler.  A
- * pre-handler that returns non-zero has set the ip it wants to resume
- * at, and ftrace honours it (IPMODIFY).
+ * One hit of an ftrace-based probe; inlined into the ftrace callback,
+ * every hit's path.  The handlers must see what an int3 hit would show
+ * them: ip just past the (virtual) breakpoint byte for the pre-handler,
+ * just past the 5-byte call site for the post-handler.  A pre-handler
+ * that returns non-zero has set the ip it wants to resume at, and ftrace
+ * honours it (IPMODIFY).
  */
 static __always_inline void kprobe_ftrace_run(struct kprobe *p,
 					      unsigned long site,
 					      struct pt_regs *regs)
 {
-	struct kprobe_ctlblk *kcb = this_cpu_ptr(&kprobe_ctlblk);
 	unsigned long resume = regs->ip;
 
 	regs->ip = site + INT3_INSN_SIZE;
-	switch (__kprobe_run_pre(p, regs, kcb)) {
+	switch (__kprobe_run_pre(p, regs)) {
 	case KPROBE_PRE_SKIP:
 		return;
 	case KPROBE_PRE_RAN:
 		regs->ip = site + MCOUNT_INSN_SIZE;
-		__kprobe_run_post(p, regs, kcb);
+		__kprobe_run_post(p, regs);
 		break;
 	}
 	regs->ip = resume;
@@ -58,28 +57,32 @@ static __always_inline void kprobe_ftrace_run(struct kprobe *p,
  * @ops: the core's ftrace_ops
  * @fregs: the registers ftrace saved (with FTRACE_OPS_FL_SAVE_REGS)
  *
+ * ftrace leaves recursion to its callbacks.  This one takes no recursion
+ * bit: nothing it runs before kprobe_running() is checked can reach an
+ * ftrace-based probe (it is notrace, and what it calls is notrace and on
+ * the kprobes blacklist), and from there on a hit nested in a handler,
+ * in an interrupt or NMI, or in a handler's own calls, finds this CPU's
+ * running probe and is only counted missed, as on the breakpoint path.
+ * Disabling preemption is all the per-CPU state and the RCU-protected
+ * lookup need.
+ *
  * Context: any the probed function runs in; preemption off inside.
  */
-void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
-			   struct ftrace_ops *ops, struct ftrace_regs *fregs)
+void notrace kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
+				   struct ftrace_ops *ops,
+				   struct ftrace_regs *fregs)
 {
-	/* Taking the recursion guard also turns preemption off until unlock. */
-	int bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	struct pt_regs *regs;
+	struct pt_regs *regs = ftrace_get_regs(fregs);
 	struct kprobe *p;
 
-	if (bit < 0)
+	if (unlikely(READ_ONCE(kprobe_ftrace_disabled) || !regs))
 		return;
-	if (unlikely(READ_ONCE(kprobe_ftrace_disabled))) {
-		ftrace_test_recursion_unlock(bit);
-		return;
-	}
-	regs = ftrace_get_regs(fregs);
-	p = likely(regs) ? get_kprobe((kprobe_opcode_t *)ip) : NULL;
+	preempt_disable_notrace();
 	/* A disabled site runs no handler there; see __kprobe_run_pre(). */
-	if (p)
+	p = get_kprobe((kprobe_opcode_t *)ip);
+	if (likely(p))
 		kprobe_ftrace_run(p, ip, regs);
-	ftrace_test_recursion_unlock(bit);
+	preempt_enable_notrace();
 }
 
 NOKPROBE_SYMBOL(kprobe_ftrace_handler);

@@ -22,7 +22,7 @@
  * The callback presents the registers exactly as the breakpoint path does
  * (regs->ip is the probed address + 1, regs->sp the stack pointer at the
  * probed instruction) and runs the site's pre_handlers through the same
- * kprobe_run_pre().  A pre_handler cannot redirect execution from here:
+ * __kprobe_run_pre().  A pre_handler cannot redirect execution from here:
  * its change of regs->ip is ignored and the copies run.
  *
  * A site is refused (it stays a working breakpoint probe) unless all of
@@ -138,7 +138,8 @@ NOKPROBE_SYMBOL(kprobe_opt_common);
  * run from a detour that was never theirs (a breakpoint site's
  * post_handler would not follow).  Such a hit runs only the copies.
  */
-__visible void kprobe_opt_callback(struct pt_regs *regs, kprobe_opcode_t *copy)
+__visible void notrace kprobe_opt_callback(struct pt_regs *regs,
+					   kprobe_opcode_t *copy)
 {
 	void *addr = (void *)(regs->ip - INT3_INSN_SIZE);
 	struct optimized_kprobe *op;
@@ -149,7 +150,7 @@ __visible void kprobe_opt_callback(struct pt_regs *regs, kprobe_opcode_t *copy)
 	p = get_kprobe(addr);
 	op = p ? READ_ONCE(p->opt) : NULL;
 	if (op && READ_ONCE(op->optinsn.copy) == copy &&
-	    kprobe_run_pre(p, regs) == KPROBE_PRE_RAN)
+	    __kprobe_run_pre(p, regs) == KPROBE_PRE_RAN)
 		reset_current_kprobe();
 	local_irq_restore(flags);
 }
