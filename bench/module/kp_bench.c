@@ -193,20 +193,27 @@ out:
 
 #define KPB_CHUNK 1024
 
+/* Target T of "loop" and "steps": 0 nb, 1 b, 2 entry. */
+static int kpb_target_index(const char *t)
+{
+	if (!strcmp(t, "nb"))
+		return 0;
+	if (!strcmp(t, "b"))
+		return 1;
+	if (!strcmp(t, "entry"))
+		return 2;
+	return -EINVAL;
+}
+
 static int kpb_loop(const char *t, u64 n)
 {
 	unsigned long h0 = kpb_hits, r0 = kpb_rhits;
 	u64 done = 0, ns = 0, t0;
 	int which;
 
-	if (!strcmp(t, "nb"))
-		which = 0;
-	else if (!strcmp(t, "b"))
-		which = 1;
-	else if (!strcmp(t, "entry"))
-		which = 2;
-	else
-		return -EINVAL;
+	which = kpb_target_index(t);
+	if (which < 0)
+		return which;
 	while (done < n) {
 		u64 i, m = min_t(u64, KPB_CHUNK, n - done);
 
@@ -293,14 +300,9 @@ static int kpb_steps(const char *t)
 	unsigned long flags;
 	int which, ret;
 
-	if (!strcmp(t, "nb"))
-		which = 0;
-	else if (!strcmp(t, "b"))
-		which = 1;
-	else if (!strcmp(t, "entry"))
-		which = 2;
-	else
-		return -EINVAL;
+	which = kpb_target_index(t);
+	if (which < 0)
+		return which;
 	ret = register_die_notifier(&kpb_step_nb);
 	if (ret)
 		return ret;
