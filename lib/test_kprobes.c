@@ -1312,6 +1312,53 @@ static void kprobes_batch(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a->pre_hits + b->pre_hits + c->pre_hits, 3U);
 }
 
+/*
+ * disable_kprobes(): every probe of the batch stops, a second member of a
+ * group at one of the addresses keeps running, a probe that was never
+ * registered is skipped, and each comes back with enable_kprobe().
+ */
+static void kprobes_batch_disable(struct kunit *test)
+{
+	struct kpt_probe *a = kpt_probe_new(test, kpt_target_inner, true);
+	struct kpt_probe *b = kpt_probe_new(test, kpt_target_outer, false);
+	struct kpt_probe *c = kpt_probe_new(test, kpt_target_spin, false);
+	struct kpt_probe *d = kpt_probe_new(test, kpt_target_inner, false);
+	struct kpt_probe *never = kpt_probe_new(test, kpt_target_add, false);
+	struct kprobe *kps[] = { &a->kp, &b->kp, &c->kp, &d->kp };
+	struct kprobe *off[] = { &a->kp, &never->kp, &b->kp, &c->kp };
+
+	KUNIT_ASSERT_EQ(test, kpt_register_many(test, kps, ARRAY_SIZE(kps)), 0);
+	kpt_target_inner(1);
+	kpt_target_outer(1);
+	kpt_target_spin(1);
+	KUNIT_EXPECT_EQ(test, a->pre_hits + b->pre_hits + c->pre_hits, 3U);
+
+	disable_kprobes(off, ARRAY_SIZE(off));
+	KUNIT_EXPECT_TRUE(test, kprobe_disabled(&a->kp));
+	KUNIT_EXPECT_TRUE(test, kprobe_disabled(&b->kp));
+	KUNIT_EXPECT_TRUE(test, kprobe_disabled(&c->kp));
+	KUNIT_EXPECT_FALSE(test, kprobe_disabled(&d->kp));
+	KUNIT_EXPECT_EQ(test, kpt_target_inner(1), 10UL);
+	KUNIT_EXPECT_EQ(test, kpt_target_outer(1), 1UL ^ 0x5a);
+	KUNIT_EXPECT_EQ(test, kpt_target_spin(1), 2UL);
+	KUNIT_EXPECT_EQ(test, a->pre_hits + b->pre_hits + c->pre_hits, 3U);
+	KUNIT_EXPECT_EQ(test, a->post_hits, 1U);
+	/* inner ran twice: its enabled group member saw both */
+	KUNIT_EXPECT_EQ(test, d->pre_hits, 2U);
+	KUNIT_EXPECT_EQ(test, never->pre_hits, 0U);
+	/* outer and spin are plain text again: no trap, nothing missed */
+	KUNIT_EXPECT_EQ(test, b->kp.nmissed + c->kp.nmissed, 0UL);
+
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&a->kp), 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&b->kp), 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&c->kp), 0);
+	kpt_target_inner(1);
+	kpt_target_outer(1);
+	kpt_target_spin(1);
+	KUNIT_EXPECT_EQ(test, a->pre_hits + b->pre_hits + c->pre_hits, 6U);
+	KUNIT_EXPECT_EQ(test, a->post_hits, 2U);
+}
+
 static void kprobes_batch_rollback(struct kunit *test)
 {
 	struct kpt_probe *a = kpt_probe_new(test, kpt_target_inner, false);
@@ -2635,6 +2682,45 @@ static void kprobe_opt_unregister_retires(struct kunit *test)
 }
 
 /*
+ * disable_kprobes() with an optimized probe and a breakpoint probe: both
+ * stop at once, the jump and the breakpoint are gone from the text when it
+ * returns (no optimizer pass needed), and enabling brings both back.
+ */
+static void kprobe_opt_batch_disable(struct kunit *test)
+{
+	struct kpt_opt_probe *o = kpt_opt_probe_new(test, kpt_opt_addr());
+	struct kpt_probe *p = kpt_probe_new(test, kpt_target_spin, false);
+	struct kprobe *kps[] = { &o->kp, &p->kp };
+	u8 orig[JMP32_INSN_SIZE];
+
+	wait_for_kprobe_optimizer();
+	memcpy(orig, kpt_opt_addr(), sizeof(orig));
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &o->kp), 0);
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &p->kp), 0);
+	KUNIT_ASSERT_TRUE(test, kpt_wait_optimized(&o->kp));
+	KUNIT_EXPECT_EQ(test, kpt_call_opt(3), KPT_OPT_RESULT(3));
+	KUNIT_EXPECT_EQ(test, kpt_target_spin(3), 4UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 1U);
+
+	disable_kprobes(kps, ARRAY_SIZE(kps));
+	KUNIT_EXPECT_FALSE(test, o->kp.flags & KPROBE_FLAG_OPTIMIZED);
+	KUNIT_EXPECT_MEMEQ(test, kpt_opt_addr(), orig, sizeof(orig));
+	KUNIT_EXPECT_EQ(test, kpt_call_opt(4), KPT_OPT_RESULT(4));
+	KUNIT_EXPECT_EQ(test, kpt_target_spin(4), 5UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 1U);
+
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&o->kp), 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&p->kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_call_opt(5), KPT_OPT_RESULT(5));
+	KUNIT_EXPECT_EQ(test, kpt_target_spin(5), 6UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 2);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 2U);
+	KUNIT_EXPECT_TRUE(test, kpt_wait_optimized(&o->kp));
+}
+
+/*
  * A CPU held up between an old jump and the detour's callback past the
  * unregistration of its probe, and the registration of a new one at the
  * address: the callback is called here as that CPU would call it, with
@@ -3399,7 +3485,7 @@ static void kprobe_x86_regs_cases(struct kunit *test)
 
 static void kprobe_x86_opt_cases(struct kunit *test)
 {
-	kunit_skip(test, "x86-64 built-in only: jump optimization (16 cases)");
+	kunit_skip(test, "x86-64 built-in only: jump optimization (17 cases)");
 }
 
 static void kprobe_x86_fault_cases(struct kunit *test)
@@ -3453,6 +3539,7 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kprobe_aggregate_partial_unregister),
 	KUNIT_CASE(kprobes_batch),
 	KUNIT_CASE(kprobes_batch_rollback),
+	KUNIT_CASE(kprobes_batch_disable),
 	KUNIT_CASE(kprobe_concurrent_hits),
 	KUNIT_CASE(kprobe_unregister_waits_for_handlers),
 	/* 4. x86-64 instructions */
@@ -3495,6 +3582,7 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kprobe_opt_post_handler_joins),
 	KUNIT_CASE(kprobe_opt_probe_inside),
 	KUNIT_CASE(kprobe_opt_unregister_retires),
+	KUNIT_CASE(kprobe_opt_batch_disable),
 	KUNIT_CASE(kprobe_opt_stale_detour),
 	KUNIT_CASE(kprobe_opt_sysctl),
 	KUNIT_CASE(kprobe_opt_refused_jump_target),

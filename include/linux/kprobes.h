@@ -322,6 +322,7 @@ int register_kprobes(struct kprobe **kps, int num);
 void unregister_kprobes(struct kprobe **kps, int num);
 int enable_kprobe(struct kprobe *kp);
 int disable_kprobe(struct kprobe *kp);
+void disable_kprobes(struct kprobe **kps, int num);
 
 kprobe_opcode_t *kprobe_lookup_name(const char *name, unsigned int offset);
 int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
@@ -349,7 +350,8 @@ void kprobe_free_init_mem(void);
  *                             emulation)
  * arch_arm_kprobe(p)          write / remove the breakpoint; every CPU
  * arch_disarm_kprobe(p)       sees the new text on return
- *                             (these three: kprobe_mutex, cpus_read_lock()
+ * arch_disarm_kprobes(ps, n)  optional: remove @n breakpoints at once
+ *                             (these: kprobe_mutex, cpus_read_lock()
  *                             and text_mutex held)
  * arch_remove_kprobe(p)       release what arch_prepare_kprobe() set up
  *                             (sparc makes it a macro: no prototype then)
@@ -375,6 +377,7 @@ kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
 int arch_prepare_kprobe(struct kprobe *p);
 void arch_arm_kprobe(struct kprobe *p);
 void arch_disarm_kprobe(struct kprobe *p);
+void arch_disarm_kprobes(struct kprobe **sites, unsigned int n);
 #ifndef arch_remove_kprobe
 void arch_remove_kprobe(struct kprobe *p);
 #endif
@@ -534,6 +537,7 @@ static inline void unregister_kprobe(struct kprobe *p) { }
 static inline int register_kprobes(struct kprobe **kps, int num) { return -EOPNOTSUPP; }
 static inline void unregister_kprobes(struct kprobe **kps, int num) { }
 static inline int disable_kprobe(struct kprobe *kp) { return -EOPNOTSUPP; }
+static inline void disable_kprobes(struct kprobe **kps, int num) { }
 static inline int enable_kprobe(struct kprobe *kp) { return -EOPNOTSUPP; }
 static inline bool within_kprobe_blacklist(unsigned long addr) { return true; }
 static inline bool is_kprobe_insn_slot(unsigned long addr) { return false; }

@@ -27,8 +27,9 @@
  *    sibling lists and the registration state of every kp_event; enabling
  *    and disabling (the class ->reg callback) run under it, and so does the
  *    module notifier.
- *  - Order: dyn_event_ops_mutex -> event_mutex -> the kprobes core's own
- *    locks (taken inside register/enable/disable/unregister).
+ *  - Order: dyn_event_ops_mutex -> event_mutex -> kpev_retire_lock -> the
+ *    kprobes core's own locks (taken inside register/enable/disable/
+ *    unregister).
  *  - The probe handlers read only the trace_probe flags and the event file
  *    links (RCU); everything they use stays until the kprobe is unregistered,
  *    which waits for running handlers to finish.
@@ -46,7 +47,8 @@
  * event's state whenever they get registered.  Deleting a kp_event (refused
  * while the event is enabled or in use) unregisters its probe, which waits
  * for running handlers, and then frees it, together with the event when it
- * was the last probe of it.
+ * was the last probe of it; the deletions of one system call share that
+ * wait (see "Deleting events in bulk").
  *
  * perf can also open a kprobe by itself (perf_event_open() with the kprobe
  * PMU): create_local_trace_kprobe() makes a kp_event for it that is on no
@@ -63,6 +65,7 @@
 #include <linux/rculist.h>
 #include <linux/security.h>
 #include <linux/string.h>
+#include <linux/task_work.h>
 #include <linux/uaccess.h>
 
 #include <asm/setup.h>	/* COMMAND_LINE_SIZE */
@@ -86,6 +89,8 @@
  * @retprobe: a return probe
  * @live: @rp (or @rp.kp) is registered with the kprobes core
  * @boot: defined by the kprobe_event= boot parameter
+ * @disabling: link in kpev_disabling while its probes wait to be disabled
+ * @retiring: link in kpev_retiring once deleted, until it is freed
  * @tp: arguments and event link, shared code; must stay the last member
  */
 struct kp_event {
@@ -98,6 +103,8 @@ struct kp_event {
 	bool			retprobe;
 	bool			live;
 	bool			boot;
+	struct list_head	disabling;
+	struct list_head	retiring;
 	struct trace_probe	tp;
 };
 
@@ -681,7 +688,10 @@ static int kpev_arm(struct kp_event *kev)
 	return err;
 }
 
-/* Unregister @kev's probe, waiting for its handlers.  event_mutex held. */
+/*
+ * Unregister @kev's probe, waiting for its handlers.  event_mutex held, or
+ * @kev is retiring and on no other list.
+ */
 static void kpev_disarm(struct kp_event *kev)
 {
 	if (!kev->live)
@@ -691,6 +701,102 @@ static void kpev_disarm(struct kp_event *kev)
 	else
 		unregister_kprobe(kpev_kprobe(kev));
 	kev->live = false;
+}
+
+/*
+ * Have @fn run when the current task returns to user space, once however
+ * often this is asked before.  Return false if that cannot be arranged
+ * (a kernel thread, no memory): the caller then does the work itself.
+ */
+static bool kpev_work_on_return(task_work_func_t fn)
+{
+	struct callback_head *cb;
+
+	if (current->flags & (PF_KTHREAD | PF_IO_WORKER))
+		return false;
+	cb = task_work_cancel_func(current, fn);
+	if (!cb) {
+		cb = kmalloc(sizeof(*cb), GFP_KERNEL);
+		if (!cb)
+			return false;
+		init_task_work(cb, fn);
+	}
+	if (task_work_add(current, cb, TWA_RESUME)) {
+		kfree(cb);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Disabling events in bulk
+ * ------------------------
+ * "echo 0 > events/GRP/enable" turns the events of a group off one by
+ * one, and disabling each probe writes the text and synchronises all CPUs.
+ * When the last trace file of an event goes, the event now joins
+ * kpev_disabling with its probes still enabled, and kpev_disable_flush()
+ * disables the probes of all such events with one disable_kprobes(), before
+ * the task returns to user space.  Until then a hit finds no user in the
+ * event's flags and records nothing.  An event enabled again meanwhile is
+ * skipped.  perf's last user and kernel threads disable at once.  The list
+ * is under event_mutex; an event on it is flushed before it is deleted.
+ */
+static LIST_HEAD(kpev_disabling);
+
+static int kpev_switch_probes(struct trace_probe *tp, bool on);
+
+/* Disable the probes of every event on kpev_disabling.  event_mutex held. */
+static void kpev_disable_flush(void)
+{
+	struct kp_event *kev, *next, *sib;
+	struct kprobe **kps;
+	int n = 0;
+
+	lockdep_assert_held(&event_mutex);
+	if (list_empty(&kpev_disabling))
+		return;
+	list_for_each_entry(kev, &kpev_disabling, disabling)
+		list_for_each_entry(sib, trace_probe_probe_list(&kev->tp), tp.list)
+			n++;
+	kps = kvmalloc_array(n, sizeof(*kps), GFP_KERNEL);
+	n = 0;
+	list_for_each_entry_safe(kev, next, &kpev_disabling, disabling) {
+		list_del_init(&kev->disabling);
+		if (trace_probe_is_enabled(&kev->tp))
+			continue;
+		if (!kps) {
+			kpev_switch_probes(&kev->tp, false);
+			continue;
+		}
+		list_for_each_entry(sib, trace_probe_probe_list(&kev->tp), tp.list)
+			if (sib->live && !kprobe_gone(kpev_kprobe(sib)))
+				kps[n++] = kpev_kprobe(sib);
+	}
+	disable_kprobes(kps, n);
+	kvfree(kps);
+}
+
+static void kpev_disable_task_work(struct callback_head *cb)
+{
+	kfree(cb);
+	guard(mutex)(&event_mutex);
+	kpev_disable_flush();
+}
+
+/*
+ * Leave the probes of @tp's event to kpev_disable_flush().  Return false
+ * if they must be disabled now.  event_mutex held.
+ */
+static bool kpev_disable_later(struct trace_probe *tp)
+{
+	struct kp_event *kev = container_of(tp, struct kp_event, tp);
+
+	if (!list_empty(&kev->disabling))
+		return true;
+	if (!kpev_work_on_return(kpev_disable_task_work))
+		return false;
+	list_add_tail(&kev->disabling, &kpev_disabling);
+	return true;
 }
 
 /* Switch the probes of an event on or off.  event_mutex held. */
@@ -769,7 +875,9 @@ static void kpev_event_off(struct trace_event_call *call,
 	if (!user)
 		return;
 	kpev_drop_user(tp, file);
-	if (!trace_probe_is_enabled(tp))
+	if (trace_probe_is_enabled(tp))
+		return;
+	if (!file || !kpev_disable_later(tp))
 		kpev_switch_probes(tp, false);
 }
 
@@ -843,6 +951,7 @@ static struct kp_event *kpev_alloc(const char *group, const char *event,
 	kev->rp.maxactive = maxactive;
 	INIT_HLIST_NODE(&kev->rp.kp.hlist);
 	INIT_LIST_HEAD(&kev->rp.kp.list);
+	INIT_LIST_HEAD(&kev->disabling);
 
 	err = trace_probe_init(&kev->tp, event, group, false, nargs);
 	if (err) {
@@ -998,25 +1107,113 @@ static int kpev_install(struct kp_event *kev)
 	return 0;
 }
 
+/*
+ * Deleting events in bulk
+ * -----------------------
+ * Unregistering a probe waits for a grace period, which is most of what
+ * deleting an event costs; a truncation of kprobe_events or a write of
+ * many "-:" lines used to wait once per event.  A deleted event is now
+ * taken off every list at once, its event call unregistered and its
+ * kp_event put on kpev_retiring with its probe still registered; the
+ * probes of all retiring events are then unregistered together, with one
+ * wait, and the kp_events freed (kpev_retire_flush()).
+ *
+ * This is safe in between because an event can only be deleted disabled:
+ * its probe is disarmed, and a hit or a pending kretprobe return that
+ * still reaches the handler finds no user in the event's flags and only
+ * counts itself.  The event call and the flags stay allocated until the
+ * flush, as the handler reads them.  Only an event deleted whole is
+ * retired this way; a probe leaving siblings behind is unregistered at
+ * once, as their shared list must not hold a half-gone member.
+ *
+ * The flush runs before the deleting task returns to user space (a
+ * task_work), so when write(2) or open(O_TRUNC) of kprobe_events or
+ * dynamic_events returns, no handler of a deleted event runs and its
+ * memory is freed, as before; kernel threads and in-kernel callers flush
+ * at once.  kpev_retire_lock is held across a whole flush, so a task whose
+ * events another task's flush took returns only after they are gone.
+ * Order: event_mutex -> kpev_retire_lock -> the kprobes core's locks.
+ */
+static LIST_HEAD(kpev_retiring);
+static DEFINE_MUTEX(kpev_retire_lock);
+
+/* Unregister the probes of every retiring event with one wait; free them. */
+static void kpev_retire_flush(void)
+{
+	struct kretprobe **rps = NULL;
+	struct kprobe **kps = NULL;
+	struct kp_event *kev, *next;
+	int n = 0, nk = 0, nr = 0;
+
+	guard(mutex)(&kpev_retire_lock);
+	list_for_each_entry(kev, &kpev_retiring, retiring)
+		n++;
+	if (!n)
+		return;
+	kps = kvmalloc_array(n, sizeof(*kps), GFP_KERNEL);
+	rps = kvmalloc_array(n, sizeof(*rps), GFP_KERNEL);
+	list_for_each_entry(kev, &kpev_retiring, retiring) {
+		if (!kev->live)
+			continue;
+		if (!kps || !rps) {
+			/* No room for a batch: one wait each, still correct. */
+			kpev_disarm(kev);
+			continue;
+		}
+		if (kev->retprobe)
+			rps[nr++] = &kev->rp;
+		else
+			kps[nk++] = kpev_kprobe(kev);
+		kev->live = false;
+	}
+	if (nk)
+		unregister_kprobes(kps, nk);
+	if (nr)
+		unregister_kretprobes(rps, nr);
+	kvfree(kps);
+	kvfree(rps);
+
+	list_for_each_entry_safe(kev, next, &kpev_retiring, retiring) {
+		list_del(&kev->retiring);
+		kpev_free(kev);
+	}
+}
+
+static void kpev_retire_task_work(struct callback_head *cb)
+{
+	kfree(cb);
+	kpev_retire_flush();
+}
+
 /* Remove one probe; its event goes with its last probe.  event_mutex held. */
 static int kpev_remove(struct kp_event *kev)
 {
+	int err;
+
 	if (trace_probe_is_enabled(&kev->tp))
 		return -EBUSY;
 	if (trace_event_dyn_busy(trace_probe_event_call(&kev->tp)))
 		return -EBUSY;
+	/* Its event may be on kpev_disabling, by any of its probes. */
+	kpev_disable_flush();
 
-	if (!trace_probe_has_sibling(&kev->tp)) {
-		int err = trace_probe_unregister_event_call(&kev->tp);
-
-		if (err)
-			return err;
+	if (trace_probe_has_sibling(&kev->tp)) {
+		kpev_disarm(kev);
+		dyn_event_remove(&kev->devent);
+		trace_probe_unlink(&kev->tp);
+		kpev_free(kev);
+		return 0;
 	}
 
-	kpev_disarm(kev);
+	err = trace_probe_unregister_event_call(&kev->tp);
+	if (err)
+		return err;
 	dyn_event_remove(&kev->devent);
-	trace_probe_unlink(&kev->tp);
-	kpev_free(kev);
+	mutex_lock(&kpev_retire_lock);
+	list_add_tail(&kev->retiring, &kpev_retiring);
+	mutex_unlock(&kpev_retire_lock);
+	if (!kpev_work_on_return(kpev_retire_task_work))
+		kpev_retire_flush();
 	return 0;
 }
 
@@ -1693,12 +1890,16 @@ EXPORT_SYMBOL_GPL(__kprobe_event_add_fields);
 int kprobe_event_delete(const char *name)
 {
 	char cmd[MAX_EVENT_NAME_LEN * 2 + 4];
+	int err;
 
 	if (!name)
 		return -EINVAL;
 	if (snprintf(cmd, sizeof(cmd), "-:%s", name) >= sizeof(cmd))
 		return -E2BIG;
-	return kpev_command(cmd);
+	err = kpev_command(cmd);
+	/* The caller may free what the handlers touched once this returns. */
+	kpev_retire_flush();
+	return err;
 }
 EXPORT_SYMBOL_GPL(kprobe_event_delete);
 

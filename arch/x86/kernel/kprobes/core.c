@@ -480,6 +480,32 @@ void arch_disarm_kprobe(struct kprobe *p)
 }
 
 /**
+ * arch_disarm_kprobes() - put back the bytes of several breakpoints
+ * @sites: armed sites
+ * @n: how many
+ *
+ * Each byte is written on its own, all CPUs are synchronised once.  Until
+ * then a CPU may still trap on one of them; as for arch_disarm_kprobe(),
+ * it finds the original byte back in memory and retries the instruction.
+ * Context: kprobe_mutex, cpus_read_lock() and text_mutex held.
+ */
+void arch_disarm_kprobes(struct kprobe **sites, unsigned int n)
+{
+	u8 int3 = INT3_INSN_OPCODE;
+	unsigned int i;
+
+	lockdep_assert_held(&text_mutex);
+	if (!n)
+		return;
+	for (i = 0; i < n; i++)
+		text_poke(sites[i]->addr, &sites[i]->opcode, 1);
+	text_poke_sync();
+	for (i = 0; i < n; i++)
+		perf_event_text_poke(sites[i]->addr, &int3, 1,
+				     &sites[i]->opcode, 1);
+}
+
+/**
  * arch_remove_kprobe() - release @p's slot
  * @p: an unhashed site
  *
