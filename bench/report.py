@@ -225,6 +225,26 @@ for n in sizes("events"):
             add("events", f"kprobe_events {step} all, N={n}, opt {'on' if opt == '1' else 'off'}",
                 fn, "ms", note=note)
 
+# The split of one "remove all" (opt on): generic event code, timed in the
+# guest by kretprobes on its two functions, and the rest (the kprobe layers).
+for n in sizes("split"):
+    for key, label in (("event_call_ns", "generic: removing the event calls"),
+                       ("reset_ns", "generic: resetting the buffers"),
+                       ("ours_ns", "kprobe layers (the rest)")):
+        def fn(mode, n=n, key=key):
+            return med([num(r, key) / 1e6 for r in recs(mode, "split", n=n)
+                        if r.get("status") == "ok" and num(r, key) is not None])
+
+        def note(mode, n=n, key=key):
+            rs = recs(mode, "split", n=n)
+            if key == "event_call_ns":
+                return common([f"{r.get('event_calls')} calls" for r in rs])
+            if key == "reset_ns":
+                return common([f"{r.get('resets')} calls" for r in rs])
+            return common([f"of {num(r, 'total_ns') / 1e6:.0f} ms in all" for r in rs
+                           if num(r, "total_ns")])
+        add("events", f"remove all, N={n}, opt on, split: {label}", fn, "ms", note=note)
+
 for n in sizes("mem"):
     def fn(mode, n=n):
         return med([num(r, "bytes_per_probe") for r in recs(mode, "mem", n=n)])

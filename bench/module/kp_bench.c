@@ -27,6 +27,11 @@
  *   reg             register_kprobes() them (failures: see below)
  *   enable          enable_kprobe() each
  *   unreg           unregister_kprobes() them and free
+ *   time FN         time every call of kernel function FN from now on (a
+ *                   kretprobe stamps its entry and adds up the durations;
+ *                   up to four functions)
+ *   timed           FN_ns=total FN_calls=count for each timed function
+ *   untime          stop timing
  *
  * /sys/kernel/debug/kp_bench/syms takes "name address" lines (from
  * /proc/kallsyms); the probe goes on the first instruction after the
@@ -606,6 +611,89 @@ static int kpb_unreg(void)
 	return 0;
 }
 
+/* ---- timing kernel functions ------------------------------------------ */
+
+#define KPB_TIMED_MAX	4
+
+struct kpb_timed {
+	struct kretprobe rp;
+	atomic64_t ns;
+	atomic_t calls;
+};
+
+static struct kpb_timed kpb_timed[KPB_TIMED_MAX];
+static int kpb_ntimed;
+
+static int kpb_timed_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	*(u64 *)ri->data = ktime_get_ns();
+	return 0;
+}
+
+static int kpb_timed_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kretprobe *rp = get_kretprobe(ri);
+	struct kpb_timed *t;
+
+	if (!rp)
+		return 0;
+	t = container_of(rp, struct kpb_timed, rp);
+	atomic64_add(ktime_get_ns() - *(u64 *)ri->data, &t->ns);
+	atomic_inc(&t->calls);
+	return 0;
+}
+
+static int kpb_time(const char *fn)
+{
+	struct kpb_timed *t;
+	int ret;
+
+	if (kpb_ntimed == KPB_TIMED_MAX)
+		return -ENOSPC;
+	t = &kpb_timed[kpb_ntimed];
+	memset(t, 0, sizeof(*t));
+	t->rp.kp.symbol_name = kstrdup(fn, GFP_KERNEL);
+	if (!t->rp.kp.symbol_name)
+		return -ENOMEM;
+	t->rp.entry_handler = kpb_timed_entry;
+	t->rp.handler = kpb_timed_ret;
+	t->rp.data_size = sizeof(u64);
+	t->rp.maxactive = 16;
+	ret = register_kretprobe(&t->rp);
+	RES("time fn=%s ret=%d", fn, ret);
+	if (ret) {
+		kfree(t->rp.kp.symbol_name);
+		return ret;
+	}
+	kpb_ntimed++;
+	return 0;
+}
+
+static void kpb_timed_report(void)
+{
+	int i, len = 0;
+
+	kpb_result[0] = 0;
+	for (i = 0; i < kpb_ntimed; i++)
+		len += scnprintf(kpb_result + len, sizeof(kpb_result) - len,
+				 "%s%s_ns=%lld %s_calls=%d", i ? " " : "",
+				 kpb_timed[i].rp.kp.symbol_name,
+				 atomic64_read(&kpb_timed[i].ns),
+				 kpb_timed[i].rp.kp.symbol_name,
+				 atomic_read(&kpb_timed[i].calls));
+}
+
+static void kpb_untime(void)
+{
+	int i;
+
+	for (i = 0; i < kpb_ntimed; i++) {
+		unregister_kretprobe(&kpb_timed[i].rp);
+		kfree(kpb_timed[i].rp.kp.symbol_name);
+	}
+	kpb_ntimed = 0;
+}
+
 /* ---- debugfs ------------------------------------------------------------ */
 
 static DEFINE_MUTEX(kpb_lock);
@@ -646,6 +734,12 @@ static ssize_t kpb_ctl_write(struct file *f, const char __user *ubuf,
 		ret = kpb_enable();
 	else if (!strcmp(buf, "unreg"))
 		ret = kpb_unreg();
+	else if (!strcmp(buf, "timed"))	/* before "time FN" matches it */
+		ret = (kpb_timed_report(), 0);
+	else if (!strcmp(buf, "untime"))
+		ret = (kpb_untime(), RES("untime"), 0);
+	else if (sscanf(buf, "time %31s", a) == 1)
+		ret = kpb_time(a);
 	else if (!strcmp(buf, "clearsyms"))
 		ret = (kpb_many_free(), kpb_nsyms = 0, RES("clearsyms"), 0);
 	else
@@ -773,6 +867,7 @@ static void __exit kpb_exit(void)
 	debugfs_remove_recursive(kpb_dir);
 	mutex_lock(&kpb_lock);
 	kpb_disarm();
+	kpb_untime();
 	kpb_many_free();
 	kvfree(kpb_syms);
 	mutex_unlock(&kpb_lock);
