@@ -48,7 +48,15 @@ plan() {
 cd /tmp || exit 1
 
 emit() { echo "BENCH $*" >> "$OUT"; echo "BENCH $*"; }
-now() { date +%s%N; }
+# stamp VAR: the time in ns into VAR, with no fork (a "$(date)" costs
+# milliseconds under TCG, and would be part of every interval).
+stamp() {
+	if [ -n "$EPOCHREALTIME" ]; then
+		printf -v "$1" '%s000' "${EPOCHREALTIME/[.,]/}"
+	else
+		printf -v "$1" '%s' "$(date +%s%N)"
+	fi
+}
 # ctl CMD: run one module command, print its result line.
 # (Builtins only where it is cheap: every fork costs under TCG.)
 ctl() {
@@ -177,12 +185,12 @@ for n in $(plan "$REGN"); do
 	r=$(ctl enable)
 	emit "arm n=$n ok=$ok ns=$(kv ns "$r") failed=$(kv failed "$r")"
 	# Optimizer: time until the [OPTIMIZED] count stops growing.
-	t0=$(now); last=0; tlast=$t0; still=0
+	stamp t0; last=0; tlast=$t0; still=0
 	deadline=$(( $(date +%s) + OPTWAIT ))
 	while [ "$(date +%s)" -lt "$deadline" ]; do
 		sleep 0.5
 		c=$(nopt)
-		if [ "$c" -gt "$last" ]; then last=$c; tlast=$(now); still=0
+		if [ "$c" -gt "$last" ]; then last=$c; stamp tlast; still=0
 		else still=$((still + 1)); fi
 		[ "$c" -lt "$ok" ] || break
 		[ "$still" -lt 6 ] || break
@@ -190,7 +198,7 @@ for n in $(plan "$REGN"); do
 	# A read of the list can wait out a whole optimizer pass (it takes
 	# the registry mutex): count what the last wait let through.
 	c=$(nopt)
-	if [ "$c" -gt "$last" ]; then last=$c; tlast=$(now); fi
+	if [ "$c" -gt "$last" ]; then last=$c; stamp tlast; fi
 	states=$(awk '{ f = "plain"; for (i = 4; i <= NF; i++) if ($i ~ /^\[[A-Z]+\]$/) f = $i; c[f]++ } END { for (f in c) printf "%s%s:%d", (n++ ? "," : ""), f, c[f] }' "$D/list")
 	emit "opt n=$n ok=$ok optimized=$last ns=$(( tlast - t0 )) states=$states"
 	sync; sleep 1
@@ -212,13 +220,13 @@ for opt in 1 0; do
 		head -n "$n" syms.ok | awk '{ printf "p:kpbev/e%d %s+%d\n", NR, $1, $2 }' > events.txt
 		m=$(wc -l < events.txt)
 		echo > "$T/kprobe_events"
-		t0=$(now); cat events.txt >> "$T/kprobe_events" 2> err.txt; t1=$(now)
+		stamp t0; cat events.txt >> "$T/kprobe_events" 2> err.txt; stamp t1
 		defined=$(grep -c '^p:kpbev/' "$T/kprobe_events")
-		t2=$(now); echo 1 > "$T/events/kpbev/enable"; t3=$(now)
+		stamp t2; echo 1 > "$T/events/kpbev/enable"; stamp t3
 		[ "$opt" = 0 ] || sleep 2
 		st=$(awk '{ f = "plain"; for (i = 4; i <= NF; i++) if ($i ~ /^\[[A-Z]+\]$/) f = $i; c[f]++ } END { for (f in c) printf "%s%s:%d", (n++ ? "," : ""), f, c[f] }' "$D/list")
-		t4=$(now); echo 0 > "$T/events/kpbev/enable"; t5=$(now)
-		t6=$(now); echo > "$T/kprobe_events"; t7=$(now)
+		stamp t4; echo 0 > "$T/events/kpbev/enable"; stamp t5
+		stamp t6; echo > "$T/kprobe_events"; stamp t7
 		emit "events n=$n opt=$opt asked=$m defined=$defined define_ns=$((t1 - t0)) enable_ns=$((t3 - t2)) disable_ns=$((t5 - t4)) remove_ns=$((t7 - t6)) states=$st err=$(head -c 80 err.txt | tr ' \n' '__')"
 	done
 done
@@ -234,17 +242,53 @@ if [ -n "$EVN" ]; then
 	cat events.txt >> "$T/kprobe_events" 2> /dev/null
 	echo 1 > "$T/events/kpbev/enable"
 	sleep 2
-	echo 0 > "$T/events/kpbev/enable"
+	# The same for "disable all": the kprobe layers are the event class's
+	# ->reg callback (upstream's kprobe_register, our kpev_reg) and our
+	# batch at the return to user space; the rest is generic.
+	ds=ok
+	ctl time kpev_reg > /dev/null 2>&1 || ctl time kprobe_register > /dev/null || ds=time_reg
+	ctl time kpev_disable_task_work > /dev/null 2>&1
+	stamp t0; echo 0 > "$T/events/kpbev/enable"; stamp t1
+	r=$(ctl timed)
+	ctl untime > /dev/null
+	reg=$(kv kpev_reg_ns "$r"); reg=${reg:-$(kv kprobe_register_ns "$r")}
+	calls=$(kv kpev_reg_calls "$r"); calls=${calls:-$(kv kprobe_register_calls "$r")}
+	fl=$(kv kpev_disable_task_work_ns "$r")
+	ours=$(( ${reg:-0} + ${fl:-0} ))
+	emit "dsplit n=$n total_ns=$((t1 - t0)) reg_ns=${reg:-0} reg_calls=${calls:-0} flush_ns=${fl:-0} ours_ns=$ours generic_ns=$((t1 - t0 - ours)) status=$ds"
 	split=ok
 	for fn in trace_remove_event_call tracing_reset_all_online_cpus; do
 		ctl time "$fn" > /dev/null || split="time_$fn"
 	done
-	t0=$(now); echo > "$T/kprobe_events"; t1=$(now)
+	stamp t0; echo > "$T/kprobe_events"; stamp t1
 	r=$(ctl timed)
 	ctl untime > /dev/null
 	ev=$(kv trace_remove_event_call_ns "$r")
 	rs=$(kv tracing_reset_all_online_cpus_ns "$r")
 	emit "split n=$n total_ns=$((t1 - t0)) event_call_ns=${ev:-0} event_calls=$(kv trace_remove_event_call_calls "$r") reset_ns=${rs:-0} resets=$(kv tracing_reset_all_online_cpus_calls "$r") ours_ns=$((t1 - t0 - ${ev:-0} - ${rs:-0})) status=$split"
+	# "perf probe -d" deletes one event per write on one open
+	# kprobe_events: the same events, enabled and disabled first, removed
+	# that way, timed up to the close.
+	cat events.txt >> "$T/kprobe_events" 2> /dev/null
+	echo 1 > "$T/events/kpbev/enable"
+	echo 0 > "$T/events/kpbev/enable"
+	m=$(grep -c '^p:kpbev/' "$T/kprobe_events")
+	# Generic code resets the buffers once per write that deletes: timed.
+	split=ok
+	for fn in trace_remove_event_call tracing_reset_all_online_cpus; do
+		ctl time "$fn" > /dev/null || split="time_$fn"
+	done
+	stamp t0
+	exec 3>> "$T/kprobe_events"
+	for i in $(seq 1 "$n"); do echo "-:kpbev/e$i" >&3; done
+	exec 3>&-
+	stamp t1
+	r=$(ctl timed)
+	ctl untime > /dev/null
+	ev=$(kv trace_remove_event_call_ns "$r")
+	rs=$(kv tracing_reset_all_online_cpus_ns "$r")
+	left=$(grep -c '^p:kpbev/' "$T/kprobe_events")
+	emit "pdel n=$n defined=$m left=$left ns=$((t1 - t0)) event_call_ns=${ev:-0} reset_ns=${rs:-0} resets=$(kv tracing_reset_all_online_cpus_calls "$r") ours_ns=$((t1 - t0 - ${ev:-0} - ${rs:-0})) status=$split"
 fi
 echo 1 > "$OPT"
 rmmod kp_bench

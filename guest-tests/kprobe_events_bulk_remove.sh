@@ -1,8 +1,10 @@
 #!/bin/bash
 # Deleting many kprobe events at once (one truncation, one write of many
-# "-:" lines, one "-:GROUP/" line through dynamic_events) shares one wait
-# for all their probes; when the system call returns, nothing of them is
-# left: no event, no events/ directory, no line in debugfs kprobes/list.
+# "-:" lines, one "-:GROUP/" line through dynamic_events, one line per
+# write on one open file) shares one wait for all their probes; when the
+# system call (for kprobe_events writes: the close) returns, nothing of
+# them is left: no event, no events/ directory, no line in debugfs
+# kprobes/list.
 # Each round runs with the events enabled under load on every CPU first,
 # so handlers are running until the events are disabled.  A batch that hits
 # an enabled event fails with EBUSY at that line: the lines before it are
@@ -97,7 +99,36 @@ echo '-:kpbr/' >> "$T/dynamic_events" || fail "-:kpbr/ through dynamic_events"
 gone "-:kpbr/ of $n events through dynamic_events"
 echo "removed $n events with -:kpbr/"
 
-# 4. a batch that meets an enabled event
+# 4. one "-:" line per write on one open kprobe_events, as "perf probe -d"
+# deletes: each event is gone from kprobe_events and events/ when its write
+# returns, its probe from kprobes/list when the file is closed, or a second
+# after the last deletion if the file stays open.
+for how in close open; do
+	n=$(define 100 "l$how" kprobe_events)
+	run_hot
+	python3 - "$T" "$D" "$n" "$base" "$how" <<'EOF' || fail "one line per write, then $how"
+import os, sys, time
+t, d, n, base, how = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+fd = os.open(t + "/kprobe_events", os.O_WRONLY | os.O_APPEND)
+for i in range(n):
+    os.write(fd, f"-:kpbr/l{how}{i}".encode())
+    if i == 0:
+        if f"kpbr/l{how}0 " in open(t + "/kprobe_events").read():
+            sys.exit("FAIL: kprobe_events lists the event its write deleted")
+        if os.path.exists(f"{t}/events/kpbr/l{how}0"):
+            sys.exit("FAIL: the events/ directory of a deleted event is still there")
+if how == "open":
+    time.sleep(3)
+    lines = sum(1 for _ in open(d + "/list"))
+    if lines != base:
+        sys.exit(f"FAIL: 3 s after the last deletion, the file still open, kprobes/list has {lines} lines, {base} before")
+os.close(fd)
+EOF
+	gone "$n one-line writes on one file, then $how"
+	echo "removed $n events one write each, file left $how"
+done
+
+# 5. a batch that meets an enabled event
 for e in a b c; do echo "p:kpbr/$e vfs_read" >> "$T/kprobe_events"; done
 echo 1 > "$T/events/kpbr/b/enable"
 expect_errno EBUSY python3 -c "
@@ -120,4 +151,4 @@ kill "${load[@]}" 2>/dev/null
 wait 2>/dev/null
 dmesg | tail -n +$((dmesg_lines + 1)) > dmesg.new
 grep -Ei 'BUG|WARNING|Oops|Call Trace' dmesg.new && fail "kernel log reports a problem"
-pass "truncation, one write of -: lines and -:GROUP/ each removed their events whole before returning; a busy event stops its batch with EBUSY, lines before it done"
+pass "truncation, one write of -: lines and -:GROUP/ each removed their events whole before returning, one line per write on one file by its close (or within a second); a busy event stops its batch with EBUSY, lines before it done"

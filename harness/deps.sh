@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
 # Install whatever the pipeline needs that the machine lacks (Debian packages).
+# python3-sphinx and python3-yaml: the kernel's make htmldocs (static.sh's
+# docs:htmldocs row; yaml for its netlink pages); python3-matplotlib:
+# bench/report.py's chart; trace-cmd: guest-tests/kprobe_tools_trace_cmd.sh.
 . "$(dirname "$0")/lib.sh"
 KP_STEP=deps
 
@@ -7,6 +10,7 @@ need=()
 for p in gcc make flex bison bc libelf-dev libssl-dev cpio ccache kmod \
 	 qemu-system-x86 rsync python3 xz-utils perl git patch diffutils \
 	 procps util-linux sparse bpftrace linux-perf python3-docutils \
+	 python3-sphinx python3-yaml python3-matplotlib trace-cmd \
 	 gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu gcc-powerpc64le-linux-gnu \
 	 gcc-s390x-linux-gnu qemu-system-arm \
 	 $([ "${KP_CROSS_FULL:-0}" != 1 ] || echo gcc-arm-linux-gnueabihf \

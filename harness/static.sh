@@ -9,6 +9,10 @@
 #               (harness/series-checkpatch.sh)
 #   docs        the owned .rst files run through docutils (harness/rstcheck.py:
 #               any warning fails; Sphinx-only markup is accepted unchecked)
+#   docs:htmldocs  the kernel's own Sphinx build of Documentation/trace
+#               (make htmldocs SPHINXDIRS=trace, on the work tree): fails on
+#               a warning naming one of our files, or HTML of our .rst that
+#               is missing, has no table or code block, or a broken reference
 #   kernel-doc  scripts/kernel-doc -none -Wall on every owned .c/.h file
 #               (run in the base tree); any output fails
 # All check our files; with BASELINE=1 they are reported skipped.
@@ -25,6 +29,7 @@ if [ "$KP_MODE" = base ]; then
 	row sparse skip "baseline mode: our files are not part of this kernel"
 	row series:checkpatch skip "baseline mode: our files are not part of this kernel"
 	row docs skip "baseline mode: our files are not part of this kernel"
+	row docs:htmldocs skip "baseline mode: our files are not part of this kernel"
 	row kernel-doc skip "baseline mode: our files are not part of this kernel"
 	exit 0
 fi
@@ -79,6 +84,136 @@ for f in "${files[@]}"; do
 		row "docs:$f" fail "$(echo "$res" | head -n 1 | cut -c1-120)"
 	fi
 done
+
+# The documentation again, through the kernel's own Sphinx build: make
+# htmldocs SPHINXDIRS=trace on the work tree (the kernel's conf.py and its
+# extensions, so the kernel-doc directives pull in our sources' comments),
+# output in $KP_OUT-htmldocs (the make log is htmldocs.log there).  One row,
+# docs:htmldocs.  It fails on any warning or error that names one of our
+# files (Sphinx's own, or kernel-doc's on the comments those directives
+# include); warnings that only name other files are counted in its detail.
+# It also fails when the HTML of an owned Documentation/trace/*.rst is
+# missing, has no table or no code block, or shows a reference Sphinx could
+# not resolve: a cross-reference left outside a link (<span class="xref
+# std std-ref"> for a :ref:, std-doc for a :doc:, a C one likewise) or
+# docutils' "problematic" and "system-message" markers.  Sphinx reports a
+# file's warnings only when it reads it, so the trace output is rebuilt
+# from scratch each time (the media headers htmldocs parses first stay in
+# the output directory; the netlink pages it generates go, as the kernel's
+# Makefile has it, into the work tree's Documentation/networking/
+# netlink_spec/: new files, never written through a hard link).  A missing
+# sphinx-build is a failure: harness/deps.sh installs it.
+htmldocs_row() {
+	local f tree stale= docout log start rc secs ver inc res
+	local docs=()
+	for f in "${files[@]}"; do
+		case $f in Documentation/trace/*.rst) docs+=("$f") ;; esac
+	done
+	[ ${#docs[@]} -gt 0 ] || return 0
+	if ! command -v sphinx-build >/dev/null 2>&1; then
+		row docs:htmldocs fail "sphinx-build not found (harness/deps.sh installs python3-sphinx)"
+		return 0
+	fi
+	ver=$(sphinx-build --version 2>&1 | sed -n 's/^sphinx-build //p' | head -n 1)
+	if ! tree=$(kp_tree 2>/dev/null); then
+		row docs:htmldocs fail "no work tree yet (make overlay makes it)"
+		return 0
+	fi
+	# Whatever the tree holds is what gets built: it must be our files.
+	for f in "${files[@]}"; do
+		cmp -s "$KP_REPO/$f" "$tree/$f" || { stale=$f; break; }
+	done
+	if [ -n "$stale" ]; then
+		row docs:htmldocs fail "$tree/$stale is not the repository's copy (make overlay puts it there)"
+		return 0
+	fi
+	docout=$KP_OUT-htmldocs
+	log=$docout/htmldocs.log
+	mkdir -p "$docout"
+	rm -rf "$docout/Documentation/output/trace" "$docout/Documentation/output/.doctrees/trace"
+	# At niceness 10, as make check runs the static checks (not 10 more).
+	inc=$(( 10 - $(nice) )); [ "$inc" -ge 0 ] || inc=0
+	start=$(date +%s)
+	nice -n "$inc" make -C "$tree" O="$docout" -j"$(nproc)" htmldocs SPHINXDIRS=trace \
+		> "$log" 2>&1 && rc=0 || rc=$?
+	secs=$(( $(date +%s) - start ))
+	res=$(python3 - "$log" "$docout/Documentation/output" "$tree" "$rc" \
+		"Sphinx $ver, $secs s" "${docs[@]}" -- "${files[@]}" <<'EOF'
+import os
+import re
+import sys
+
+log, outdir, tree, rc, head = sys.argv[1:6]
+rest = sys.argv[6:]
+docs, owned = rest[:rest.index("--")], rest[rest.index("--") + 1:]
+
+# A file is named by its path (the log has the tree's absolute paths) or,
+# for a document, by its Sphinx name (trace/kprobes) as in "also defined at".
+names = []
+for f in owned:
+    names.append(re.escape(f))
+    if f.startswith("Documentation/") and f.endswith(".rst"):
+        names.append(re.escape(f[len("Documentation/"):-len(".rst")]))
+ours_re = re.compile(r"(?:^|[\s/'\"(])(?:%s)(?![\w.-])" % "|".join(names))
+warn_re = re.compile(r"\b(?:WARNING|ERROR|SEVERE|CRITICAL)\b|\b(?:warning|error):")
+
+ours, other = [], []
+with open(log, errors="replace") as fh:
+    for line in fh:
+        line = line.rstrip("\n").replace(tree + "/", "")
+        if warn_re.search(line):
+            (ours if ours_re.search(line) else other).append(line.strip())
+
+problems = []
+if rc != "0":
+    problems.append(f"make htmldocs exited {rc}")
+if ours:
+    problems.append(f"{len(ours)} warnings/errors in our files, first: {ours[0][:150]}")
+
+# Markers of a reference Sphinx or docutils could not resolve.
+xref_re = re.compile(r'<(?:span|code)\b[^>]*\bclass="xref\b[^"]*"[^>]*>')
+link_end_re = re.compile(r"<a\s[^>]*>\s*$")
+tag_re = re.compile(r"<[^>]+>")
+good = []
+for f in docs:
+    rel = f[len("Documentation/"):-len(".rst")] + ".html"
+    path = os.path.join(outdir, rel)
+    try:
+        html = open(path, errors="replace").read()
+    except OSError:
+        problems.append(f"no {rel}")
+        continue
+    bad = []
+    for m in xref_re.finditer(html):
+        if not link_end_re.search(html[max(0, m.start() - 500):m.start()]):
+            bad.append(m.end())
+    for cls in ("problematic", "system-message"):
+        bad += [m.end() for m in re.finditer(r'class="%s"[^>]*>' % cls, html)]
+    tables, pres = len(re.findall(r"<table\b", html)), len(re.findall(r"<pre\b", html))
+    if bad:
+        # The marked text: up to the first closing tag, tags dropped.
+        first = tag_re.sub("", html[min(bad):].split("</", 1)[0]).strip()[:60]
+        problems.append(f"{rel}: {len(bad)} unresolved references, first: {first}")
+    if not tables or not pres:
+        problems.append(f"{rel}: {tables} tables, {pres} code blocks")
+    good.append(f"{os.path.basename(rel)} {tables} tables, {pres} code blocks")
+
+elsewhere = ""
+if other:
+    elsewhere = f"; {len(other)} warnings in other files (first: {other[0][:100]})"
+if problems:
+    print(f"{head}: " + "; ".join(problems) + elsewhere)
+    sys.exit(1)
+print(f"{head}: " + "; ".join(good) + elsewhere)
+EOF
+	) && rc=0 || rc=$?
+	if [ "$rc" = 0 ]; then
+		row docs:htmldocs pass "$res"
+	else
+		row docs:htmldocs fail "${res:-the check of $log failed ($rc)}"
+	fi
+}
+htmldocs_row
 
 # kernel-doc comments, checked by the base tree's script on our copies.
 for f in "${files[@]}"; do

@@ -111,7 +111,9 @@
  *    so no new hit can start), then unlinks, then waits one grace period:
  *    a hit that started before is either in its handlers with preemption off
  *    or stepping with interrupts off, and RCU waits for both.  A batch
- *    unregister waits once for the whole batch.  A retired jump needs no
+ *    unregister waits once for the whole batch, and disarms its sites
+ *    together first (KPROBE_FLAG_LEAVING marks them until they leave the
+ *    table, so one listed twice is unlinked once).  A retired jump needs no
  *    disarming: its detour is marked disabled, and the x86 callback finds
  *    its probes through the table, under the same RCU rules, so it runs
  *    no handler once they are unlinked.
@@ -2345,26 +2347,65 @@ int register_kprobe(struct kprobe *p)
 EXPORT_SYMBOL_GPL(register_kprobe);
 
 /*
- * Take @site out of the table for good.  A breakpoint must go first (a trap
- * on one the table does not know would be taken for someone else's), a
- * jump need not.  kprobe_mutex held.
+ * Sites an unregistration takes out of the table whose breakpoints are
+ * still to be removed: all of them at once, so that thousands of probes
+ * cost one synchronisation of the CPUs, not one each.  @sites may be NULL
+ * (no memory): each site is then disarmed on its own.
  */
-static void site_unhash(struct kprobe *site, bool was_armed)
+struct site_batch {
+	struct kprobe **sites;
+	unsigned int n;
+};
+
+static void site_forget(struct kprobe *site)
 {
-	lockdep_assert_held(&kprobe_mutex);
-	if (kprobe_optimized(site))
-		site_retire_jump(site);
-	else if (was_armed)
-		site_disarm(site);
+	site->flags &= ~KPROBE_FLAG_LEAVING;
 	hlist_del_rcu(&site->hlist);
 	kprobe_opt_retry_near(site->addr);
 }
 
 /*
- * First half of unregistration: after it, no new hit reaches @p.  Returns
- * false if @p was not registered.  kprobe_mutex held.
+ * Take @site out of the table for good.  A breakpoint must go first (a trap
+ * on one the table does not know would be taken for someone else's), a
+ * jump need not.  With room in @batch, a breakpoint is left to
+ * site_batch_flush(), and the site stays in the table until then.
+ * kprobe_mutex held.
  */
-static bool kprobe_detach(struct kprobe *p)
+static void site_unhash(struct kprobe *site, bool was_armed,
+			struct site_batch *batch)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	if (kprobe_optimized(site)) {
+		site_retire_jump(site);
+	} else if (was_armed) {
+		if (batch && batch->sites) {
+			site->flags |= KPROBE_FLAG_LEAVING;
+			batch->sites[batch->n++] = site;
+			return;
+		}
+		site_disarm(site);
+	}
+	site_forget(site);
+}
+
+/* Disarm the sites left in @batch, then take them out of the table. */
+static void site_batch_flush(struct site_batch *batch)
+{
+	unsigned int i;
+
+	site_disarm_many(batch->sites, batch->n);
+	for (i = 0; i < batch->n; i++)
+		site_forget(batch->sites[i]);
+	batch->n = 0;
+}
+
+/*
+ * First half of unregistration: after it and site_batch_flush(), no new
+ * hit reaches @p.  Returns false if @p was not registered.  @batch holds
+ * room for one site per probe being unregistered, or is NULL.
+ * kprobe_mutex held.
+ */
+static bool kprobe_detach(struct kprobe *p, struct site_batch *batch)
 {
 	struct kprobe_group *grp;
 	struct kprobe *site;
@@ -2375,12 +2416,15 @@ static bool kprobe_detach(struct kprobe *p)
 	site = kprobe_find_site(p);
 	if (!site)
 		return false;
+	/* Listed twice in one batch: the first did it all. */
+	if (site->flags & KPROBE_FLAG_LEAVING)
+		return true;
 
 	was_armed = site_armed(site);
 	/* A probe leaving may let a site it was in the way of be optimized. */
 	kprobe_optimizer_kick();
 	if (site == p) {
-		site_unhash(p, was_armed);
+		site_unhash(p, was_armed, batch);
 		return true;
 	}
 
@@ -2391,7 +2435,7 @@ static bool kprobe_detach(struct kprobe *p)
 		site_update_arming(site, was_armed);
 		return true;
 	}
-	site_unhash(site, was_armed);
+	site_unhash(site, was_armed, batch);
 	list_add(&grp->free_link, &kprobe_groups_to_free);
 	return true;
 }
@@ -2435,19 +2479,26 @@ static void kprobe_release_groups(void)
 void unregister_kprobes(struct kprobe **kps, int num)
 {
 	struct kprobe **p, **end = kps + num;
+	struct site_batch batch = { };
 
+	if (num <= 0)
+		return;
+	if (num > 1)
+		batch.sites = kvmalloc_array(num, sizeof(*batch.sites),
+					     GFP_KERNEL);
 	mutex_lock(&kprobe_mutex);
 	for (p = kps; p < end; p++) {
 		/* Not registered: say so, as callers may check addr. */
-		if (!kprobe_detach(*p))
+		if (!kprobe_detach(*p, &batch))
 			(*p)->addr = NULL;
 	}
-	if (num > 0)
-		synchronize_rcu();
+	site_batch_flush(&batch);
+	synchronize_rcu();
 	for (p = kps; p < end; p++)
 		kprobe_release(*p);
 	kprobe_release_groups();
 	mutex_unlock(&kprobe_mutex);
+	kvfree(batch.sites);
 }
 EXPORT_SYMBOL_GPL(unregister_kprobes);
 
@@ -3328,17 +3379,27 @@ int register_kretprobes(struct kretprobe **rps, int num)
 EXPORT_SYMBOL_GPL(register_kretprobes);
 
 /*
- * First half of unregistering @rp: no new entry hits, and returns still
- * pending skip its handler from now on.  Not registered: clear addr, as
- * for kprobes.
+ * First half of unregistering @rps: no new entry hits, and returns still
+ * pending skip their handlers from then on.  The instances are stopped
+ * only once the breakpoints are gone, so that no entry takes one after.
+ * Not registered: clear addr, as for kprobes.  kprobe_mutex held.
  */
-static void kretprobe_detach(struct kretprobe *rp)
+static void kretprobes_detach(struct kretprobe **rps, int num)
 {
-	if (!kprobe_detach(&rp->kp)) {
-		rp->kp.addr = NULL;
-		return;
-	}
-	kretprobe_stop_instances(rp);
+	struct site_batch batch = { };
+	int i;
+
+	if (num > 1)
+		batch.sites = kvmalloc_array(num, sizeof(*batch.sites),
+					     GFP_KERNEL);
+	for (i = 0; i < num; i++)
+		if (!kprobe_detach(&rps[i]->kp, &batch))
+			rps[i]->kp.addr = NULL;
+	site_batch_flush(&batch);
+	kvfree(batch.sites);
+	for (i = 0; i < num; i++)
+		if (rps[i]->kp.addr)
+			kretprobe_stop_instances(rps[i]);
 }
 
 /**
@@ -3357,8 +3418,7 @@ void unregister_kretprobes(struct kretprobe **rps, int num)
 	if (num <= 0)
 		return;
 	mutex_lock(&kprobe_mutex);
-	for (rp = rps; rp < end; rp++)
-		kretprobe_detach(*rp);
+	kretprobes_detach(rps, num);
 	synchronize_rcu();
 	for (rp = rps; rp < end; rp++) {
 		kprobe_release(&(*rp)->kp);

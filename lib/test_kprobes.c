@@ -1313,6 +1313,40 @@ static void kprobes_batch(struct kunit *test)
 }
 
 /*
+ * unregister_kprobes() takes the breakpoints of a batch out together: a
+ * probe listed twice is unregistered once, a group member leaves its
+ * group's other probe running, a probe never registered gets a NULL addr,
+ * and a removed probe registers again.
+ */
+static void kprobes_batch_unregister(struct kunit *test)
+{
+	struct kpt_probe *a = kpt_probe_new(test, kpt_target_inner, true);
+	struct kpt_probe *b = kpt_probe_new(test, kpt_target_outer, false);
+	struct kpt_probe *c = kpt_probe_new(test, kpt_target_spin, false);
+	struct kpt_probe *d = kpt_probe_new(test, kpt_target_inner, false);
+	struct kpt_probe *never = kpt_probe_new(test, kpt_target_add, false);
+	struct kprobe *kps[] = { &a->kp, &b->kp, &c->kp, &d->kp };
+	struct kprobe *gone[] = { &b->kp, &a->kp, &never->kp, &b->kp, &c->kp };
+
+	KUNIT_ASSERT_EQ(test, kpt_register_many(test, kps, ARRAY_SIZE(kps)), 0);
+	unregister_kprobes(gone, ARRAY_SIZE(gone));
+	KUNIT_EXPECT_EQ(test, (unsigned long)b->kp.addr,
+			kpt_entry_addr(kpt_target_outer));
+	KUNIT_EXPECT_NULL(test, never->kp.addr);
+	KUNIT_EXPECT_EQ(test, kpt_target_inner(1), 10UL);
+	KUNIT_EXPECT_EQ(test, kpt_target_outer(1), 1UL ^ 0x5a);
+	KUNIT_EXPECT_EQ(test, kpt_target_spin(1), 2UL);
+	KUNIT_EXPECT_EQ(test, a->pre_hits + a->post_hits, 0U);
+	KUNIT_EXPECT_EQ(test, b->pre_hits + c->pre_hits, 0U);
+	KUNIT_EXPECT_EQ(test, d->pre_hits, 1U);
+
+	b->kp.flags = 0;
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &b->kp), 0);
+	kpt_target_outer(1);
+	KUNIT_EXPECT_EQ(test, b->pre_hits, 1U);
+}
+
+/*
  * disable_kprobes(): every probe of the batch stops, a second member of a
  * group at one of the addresses keeps running, a probe that was never
  * registered is skipped, and each comes back with enable_kprobe().
@@ -3539,6 +3573,7 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kprobe_aggregate_partial_unregister),
 	KUNIT_CASE(kprobes_batch),
 	KUNIT_CASE(kprobes_batch_rollback),
+	KUNIT_CASE(kprobes_batch_unregister),
 	KUNIT_CASE(kprobes_batch_disable),
 	KUNIT_CASE(kprobe_concurrent_hits),
 	KUNIT_CASE(kprobe_unregister_waits_for_handlers),

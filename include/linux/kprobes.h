@@ -176,6 +176,8 @@ struct kprobe {
 #define KPROBE_FLAG_ON_FUNC_ENTRY	BIT(4)
 /* Jump optimization was refused for this address; kprobes core only. */
 #define KPROBE_FLAG_OPT_REFUSED		BIT(5)
+/* Leaving the table with a batch of other sites; kprobes core only. */
+#define KPROBE_FLAG_LEAVING		BIT(6)
 
 /* Flag tests; a gone probe also counts as disabled. */
 static inline bool kprobe_gone(struct kprobe *p) { return p->flags & KPROBE_FLAG_GONE; }

@@ -1127,11 +1127,17 @@ static int kpev_install(struct kp_event *kev)
  * once, as their shared list must not hold a half-gone member.
  *
  * The flush runs before the deleting task returns to user space (a
- * task_work), so when write(2) or open(O_TRUNC) of kprobe_events or
- * dynamic_events returns, no handler of a deleted event runs and its
- * memory is freed, as before; kernel threads and in-kernel callers flush
- * at once.  kpev_retire_lock is held across a whole flush, so a task whose
- * events another task's flush took returns only after they are gone.
+ * task_work), so when write(2) or open(O_TRUNC) of dynamic_events, or an
+ * open(O_TRUNC) of kprobe_events, returns, no handler of a deleted event
+ * runs and its memory is freed, as before; kernel threads and in-kernel
+ * callers flush at once.  A write(2) to kprobe_events leaves the flush
+ * to the close of that file instead: tools delete one event per write on
+ * one open file ("perf probe -d"), and would otherwise wait once per
+ * event.  In between, the deleted events are gone from every list a tool
+ * reads but debugfs kprobes/list; while the file stays open,
+ * kpev_retire_work flushes them within a second of the first deletion.
+ * kpev_retire_lock is held across a whole flush, so a task whose events
+ * another task's flush took returns only after they are gone.
  * Order: event_mutex -> kpev_retire_lock -> the kprobes core's locks.
  */
 static LIST_HEAD(kpev_retiring);
@@ -1183,6 +1189,30 @@ static void kpev_retire_task_work(struct callback_head *cb)
 {
 	kfree(cb);
 	kpev_retire_flush();
+}
+
+static void kpev_retire_work_fn(struct work_struct *work)
+{
+	kpev_retire_flush();
+}
+
+static DECLARE_DELAYED_WORK(kpev_retire_work, kpev_retire_work_fn);
+
+/*
+ * After a write to kprobe_events: leave what it deleted to the close of
+ * @file (or to kpev_retire_work) rather than to the return of the write.
+ */
+static void kpev_retire_at_close(struct file *file)
+{
+	struct seq_file *m = file->private_data;
+	struct callback_head *cb;
+
+	cb = task_work_cancel_func(current, kpev_retire_task_work);
+	if (!cb)
+		return;
+	kfree(cb);
+	m->private = file;
+	schedule_delayed_work(&kpev_retire_work, HZ);
 }
 
 /* Remove one probe; its event goes with its last probe.  event_mutex held. */
@@ -1733,14 +1763,28 @@ static int kpev_events_open(struct inode *inode, struct file *file)
 static ssize_t kpev_events_write(struct file *file, const char __user *ubuf,
 				 size_t count, loff_t *ppos)
 {
-	return trace_parse_run_command(file, ubuf, count, ppos, kpev_command);
+	ssize_t ret;
+
+	ret = trace_parse_run_command(file, ubuf, count, ppos, kpev_command);
+	kpev_retire_at_close(file);
+	return ret;
+}
+
+static int kpev_events_release(struct inode *inode, struct file *file)
+{
+	struct seq_file *m = file->private_data;
+
+	/* This file deleted events: they are gone when close() returns. */
+	if (m->private)
+		kpev_retire_flush();
+	return seq_release(inode, file);
 }
 
 static const struct file_operations kpev_events_fops = {
 	.open		= kpev_events_open,
 	.write		= kpev_events_write,
 	.read		= seq_read,
-	.release	= seq_release,
+	.release	= kpev_events_release,
 	.llseek		= seq_lseek,
 	.owner		= THIS_MODULE,
 };
