@@ -2388,7 +2388,15 @@ static void site_unhash(struct kprobe *site, bool was_armed,
 	site_forget(site);
 }
 
-/* Disarm the sites left in @batch, then take them out of the table. */
+/* Room for the sites of @num probes; one probe goes without a batch. */
+static void site_batch_init(struct site_batch *batch, int num)
+{
+	batch->n = 0;
+	batch->sites = num > 1 ? kvmalloc_array(num, sizeof(*batch->sites),
+						GFP_KERNEL) : NULL;
+}
+
+/* Disarm the sites left in @batch, take them out of the table, free it. */
 static void site_batch_flush(struct site_batch *batch)
 {
 	unsigned int i;
@@ -2396,6 +2404,8 @@ static void site_batch_flush(struct site_batch *batch)
 	site_disarm_many(batch->sites, batch->n);
 	for (i = 0; i < batch->n; i++)
 		site_forget(batch->sites[i]);
+	kvfree(batch->sites);
+	batch->sites = NULL;
 	batch->n = 0;
 }
 
@@ -2479,13 +2489,11 @@ static void kprobe_release_groups(void)
 void unregister_kprobes(struct kprobe **kps, int num)
 {
 	struct kprobe **p, **end = kps + num;
-	struct site_batch batch = { };
+	struct site_batch batch;
 
 	if (num <= 0)
 		return;
-	if (num > 1)
-		batch.sites = kvmalloc_array(num, sizeof(*batch.sites),
-					     GFP_KERNEL);
+	site_batch_init(&batch, num);
 	mutex_lock(&kprobe_mutex);
 	for (p = kps; p < end; p++) {
 		/* Not registered: say so, as callers may check addr. */
@@ -2498,7 +2506,6 @@ void unregister_kprobes(struct kprobe **kps, int num)
 		kprobe_release(*p);
 	kprobe_release_groups();
 	mutex_unlock(&kprobe_mutex);
-	kvfree(batch.sites);
 }
 EXPORT_SYMBOL_GPL(unregister_kprobes);
 
@@ -3386,17 +3393,14 @@ EXPORT_SYMBOL_GPL(register_kretprobes);
  */
 static void kretprobes_detach(struct kretprobe **rps, int num)
 {
-	struct site_batch batch = { };
+	struct site_batch batch;
 	int i;
 
-	if (num > 1)
-		batch.sites = kvmalloc_array(num, sizeof(*batch.sites),
-					     GFP_KERNEL);
+	site_batch_init(&batch, num);
 	for (i = 0; i < num; i++)
 		if (!kprobe_detach(&rps[i]->kp, &batch))
 			rps[i]->kp.addr = NULL;
 	site_batch_flush(&batch);
-	kvfree(batch.sites);
 	for (i = 0; i < num; i++)
 		if (rps[i]->kp.addr)
 			kretprobe_stop_instances(rps[i]);
