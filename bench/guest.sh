@@ -201,6 +201,11 @@ for n in $(plan "$REGN"); do
 	if [ "$c" -gt "$last" ]; then last=$c; stamp tlast; fi
 	states=$(awk '{ f = "plain"; for (i = 4; i <= NF; i++) if ($i ~ /^\[[A-Z]+\]$/) f = $i; c[f]++ } END { for (f in c) printf "%s%s:%d", (n++ ? "," : ""), f, c[f] }' "$D/list")
 	emit "opt n=$n ok=$ok optimized=$last ns=$(( tlast - t0 )) states=$states"
+	# The probes and the functions they were asked on, for the report
+	# to compare what each kernel optimized (the kernels' candidate
+	# lists differ a little, so the picks may too).
+	cp syms.n "/mnt/out/picked-n$n.txt" 2> /dev/null || true
+	cp "$D/list" "/mnt/out/kprobes-list-n$n.txt" 2> /dev/null || true
 	sync; sleep 1
 	read -r slab1 vm1 <<< "$(meminfo)"
 	emit "mem n=$n ok=$ok slab_kb=$((slab1 - slab0)) vmalloc_kb=$((vm1 - vm0)) bytes_per_probe=$(( (slab1 - slab0 + vm1 - vm0) * 1024 / ok ))"

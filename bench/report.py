@@ -88,6 +88,29 @@ def parse(run):
     return data, accel
 
 
+def coverage_only(run, n):
+    """{mode: functions that kernel optimized and the other did not}, among
+    the functions both were asked to probe at size N, from the debugfs list
+    each guest saved in round 1; None without those files.
+    """
+    opt, picked = {}, {}
+    if not run:
+        return None
+    for mode in ("base", "ours"):
+        d = os.path.join(run, f"r1-{mode}")
+        try:
+            with open(os.path.join(d, f"picked-n{n}.txt")) as f:
+                picked[mode] = {line.split()[0] for line in f if line.strip()}
+            with open(os.path.join(d, f"kprobes-list-n{n}.txt")) as f:
+                opt[mode] = {line.split()[2].split("+")[0] for line in f
+                             if "[OPTIMIZED]" in line and len(line.split()) > 2}
+        except OSError:
+            return None
+    both = picked["base"] & picked["ours"]
+    return {"base": (opt["base"] - opt["ours"]) & both,
+            "ours": (opt["ours"] - opt["base"]) & both}
+
+
 def select(data, mode, what, **match):
     return [r for r in data[mode] if r["what"] == what and
             all(r.get(k) == str(v) for k, v in match.items())]
@@ -111,7 +134,7 @@ def common(vals):
 
 
 # ---- rows ----------------------------------------------------------------------
-def build_rows(data):
+def build_rows(data, run=None):
     """The table's rows from the records.
 
     Each row: (section, label, base value, ours value, unit, better, base
@@ -243,6 +266,17 @@ def build_rows(data):
             if what == "opt":
                 add("reg", f"arm + optimize (the two rows above, summed per run), N={n}",
                     lambda mode, n=n: med(arm_then_opt(mode, n)), "ms")
+                add("reg", f"coverage: [OPTIMIZED] among accepted probes, N={n}",
+                    lambda mode, n=n: med([100.0 * num(r, "optimized") / num(r, "ok")
+                                           for r in recs(mode, "opt", n=n) if num(r, "ok")]),
+                    "%", better="higher")
+                only = coverage_only(run, n)
+                if only:
+                    add("reg", f"coverage: optimized by this kernel and not the other, of the functions "
+                        f"both probed, N={n} (round 1; upstream's column must be 0)",
+                        lambda mode, only=only: (len(only[mode]), 1), "functions",
+                        note=lambda mode, only=only: ", ".join(sorted(only[mode])[:4])
+                        + (", ..." if len(only[mode]) > 4 else ""))
 
     for n in sizes("events"):
         for opt in ("1", "0"):
@@ -397,7 +431,7 @@ def table(data, accel, run, quick, repo):
     def recs(mode, what, **match):
         return select(data, mode, what, **match)
 
-    rows = build_rows(data)
+    rows = build_rows(data, run)
     cpu = sh("sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1") or platform.processor()
     info = kernel_info(data)
     qemu = sh("qemu-system-x86_64 --version | head -n 1")

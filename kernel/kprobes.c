@@ -88,16 +88,19 @@
  *  before it and the later probes of its batch are armed; otherwise when
  *  the optimizer first looks at it.
  *  Back to a plain breakpoint, with the detour dropped, synchronously under
- *  kprobe_mutex: disarming (disable, the "enabled" knob, text going away),
- *  a member with a post_handler joining, a probe registered inside the
- *  bytes the jump covers.  Turning the sysctl to 0 only puts the
- *  breakpoints back (optimized -> detour); turning it to 1 requeues the
- *  optimizer.  An optimized site that is unregistered leaves the table at
- *  once but its jump stays behind, "retired", until the original bytes
- *  are written back, for all retired jumps at once, by whoever reads or
- *  frees the text next: the optimizer (at the start of a pass and before
- *  it analyses a bucket), a registration, module text going away.  See
- *  site_retire_jump().
+ *  kprobe_mutex: text going away, a member with a post_handler joining, a
+ *  probe registered inside the bytes the jump covers.  Turning the sysctl
+ *  to 0 only puts the breakpoints back (optimized -> detour); turning it
+ *  to 1 requeues the optimizer.  An optimized site that is unregistered
+ *  leaves the table at once, and one that is disarmed (disable, the
+ *  "enabled" knob) loses its detour at once, but the jump stays behind,
+ *  "retired", until the original bytes are written back, for all retired
+ *  jumps at once, by whoever reads, writes or frees the text next: the
+ *  optimizer (at the start of a pass and before it analyses a bucket), a
+ *  registration, the arming of a breakpoint, module text going away, the
+ *  "enabled" knob before it returns.  See site_retire_jump().  An arch
+ *  that cannot write those bytes without a breakpoint of its own retires
+ *  only unregistered sites' jumps (KPROBE_OPT_DIRECT_UNJUMP).
  *
  * Locking
  * -------
@@ -114,9 +117,10 @@
  *    unregister waits once for the whole batch, and disarms its sites
  *    together first (KPROBE_FLAG_LEAVING marks them until they leave the
  *    table, so one listed twice is unlinked once).  A retired jump needs no
- *    disarming: its detour is marked disabled, and the x86 callback finds
- *    its probes through the table, under the same RCU rules, so it runs
- *    no handler once they are unlinked.
+ *    disarming: its detour is marked disabled, and the arch's callback
+ *    finds its probes through the table, under the same RCU rules, so it
+ *    runs no handler once they are unlinked, or once their site, disarmed
+ *    but still in the table, no longer points to that detour.
  *  - Out-of-line slots may still be executed by a preempted task after a
  *    probe is gone (a "boosted" copy runs with interrupts on), so slots are
  *    recycled only after synchronize_rcu_tasks(), in a garbage collector.
@@ -1088,6 +1092,16 @@ static bool site_armed(struct kprobe *site)
 	return !kprobes_all_disarmed && !kprobe_disabled(site);
 }
 
+/*
+ * Does arch_unoptimize_retired() write the original bytes straight over a
+ * jump?  The default passes through a breakpoint, whose hits a site still
+ * in the table would take for its own: then only unregistered sites may
+ * leave their jumps behind, and disarming puts the breakpoint back first.
+ */
+#ifndef KPROBE_OPT_DIRECT_UNJUMP
+#define KPROBE_OPT_DIRECT_UNJUMP	0
+#endif
+
 #ifdef CONFIG_OPTPROBES
 int sysctl_kprobes_optimization __read_mostly = 1;
 
@@ -1285,13 +1299,15 @@ static void site_drop_detour(struct kprobe *site, bool poke)
 }
 
 /*
- * @site leaves the table while optimized.  Its jump may stay: hits that
- * take it reach a detour whose callback looks the address up, finds no
- * probe, and only runs the copied instructions.  So an unregistration
- * does not wait for the text writes; the optimizer puts the original
- * bytes back for the whole lot later, and before that every reader of
- * the text (registration, the optimizer's analysis) has them put back
- * first, as it would otherwise see the jump.
+ * @site leaves the table while optimized, or is disarmed while its text
+ * stays (disable, the "enabled" knob).  Its jump may stay: hits that take
+ * it reach a detour whose callback looks the address up and finds no
+ * probe, or a site no longer pointing to that detour, and only runs the
+ * copied instructions.  So an unregistration or a disable does not wait
+ * for the text writes; the optimizer puts the original bytes back for the
+ * whole lot later, and before that every reader or writer of the text
+ * (registration, arming a breakpoint, the optimizer's analysis) has them
+ * put back first, as it would otherwise see the jump.
  */
 static void site_retire_jump(struct kprobe *site)
 {
@@ -1776,14 +1792,25 @@ static void site_write_breakpoint(struct kprobe *site, bool arm)
 
 static void site_arm(struct kprobe *site)
 {
+	/* This site, disabled, may have left its jump behind: see site_disarm(). */
+	if (!kprobe_ftrace(site))
+		kprobe_opt_unjump_retired();
 	site_write_breakpoint(site, true);
 	if (site_opt_candidate(site))
 		kprobe_optimizer_kick();
 }
 
-/* Remove @site's breakpoint, and its jump first if it has one. */
+/*
+ * Remove @site's breakpoint.  A jump is retired instead, when the arch can
+ * write the original bytes back later without a breakpoint: disabling an
+ * optimized probe then costs no text write and no wait for the CPUs.
+ */
 static void site_disarm(struct kprobe *site)
 {
+	if (KPROBE_OPT_DIRECT_UNJUMP && kprobe_optimized(site)) {
+		site_retire_jump(site);
+		return;
+	}
 	site_drop_detour(site, true);
 	site_write_breakpoint(site, false);
 }
@@ -1815,13 +1842,15 @@ void __weak arch_disarm_kprobes(struct kprobe **sites, unsigned int n)
 
 /*
  * site_disarm() for @n sites at once: the ftrace ones leave the filter in
- * one update, the jumps are taken out in one batch of text pokes, the
- * breakpoints with one synchronisation.
+ * one update, the jumps are retired (or taken out in one batch of text
+ * pokes), the breakpoints removed with one synchronisation.
  * Reorders @sites.  kprobe_mutex held.
  */
 static void site_disarm_many(struct kprobe **sites, unsigned int n)
 {
 	unsigned int i, nftrace = 0, nopt = 0;
+	struct kprobe **bps;
+	unsigned int nbps;
 
 	lockdep_assert_held(&kprobe_mutex);
 	if (!n)
@@ -1842,14 +1871,23 @@ static void site_disarm_many(struct kprobe **sites, unsigned int n)
 	}
 
 	kprobe_ftrace_disarm_many(sites, nftrace);
-	/* The jumps become breakpoints again, removed with the others. */
-	kprobe_opt_poke_sites(sites + nftrace, nopt, false);
-	for (i = nftrace; i < n; i++)
-		site_drop_detour(sites[i], false);
+	bps = sites + nftrace;
+	nbps = n - nftrace;
+	if (KPROBE_OPT_DIRECT_UNJUMP) {
+		for (i = 0; i < nopt; i++)
+			site_retire_jump(bps[i]);
+		bps += nopt;
+		nbps -= nopt;
+	} else {
+		/* The jumps become breakpoints again, removed with the others. */
+		kprobe_opt_poke_sites(bps, nopt, false);
+	}
+	for (i = 0; i < nbps; i++)
+		site_drop_detour(bps[i], false);
 
 	cpus_read_lock();
 	mutex_lock(&text_mutex);
-	arch_disarm_kprobes(sites + nftrace, n - nftrace);
+	arch_disarm_kprobes(bps, nbps);
 	mutex_unlock(&text_mutex);
 	cpus_read_unlock();
 }
@@ -2581,8 +2619,8 @@ EXPORT_SYMBOL_GPL(disable_kprobe);
  *
  * Does what disable_kprobe() does for each, but the sites that stop being
  * armed are disarmed together: the ftrace-based ones leave the ftrace
- * filter in one update, the jumps are replaced in one batch of text pokes
- * and the breakpoints removed with one synchronisation of all CPUs.
+ * filter in one update, the jumps are retired (see site_disarm()) and the
+ * breakpoints removed with one synchronisation of all CPUs.
  * Turning off thousands of events costs about as much as one then.
  * Context: may sleep.
  */
@@ -3201,9 +3239,15 @@ static void kretprobe_grow(struct work_struct *work)
 					    grow));
 }
 
+/*
+ * A high priority worker: in a burst of new callers (thread creation,
+ * recursion) an ordinary one competes with those very tasks for the CPU,
+ * and the reserve ran dry before it was scheduled.
+ */
 static void kretprobe_kick(struct irq_work *work)
 {
-	schedule_work(&container_of(work, struct kretprobe_spares, kick)->grow);
+	queue_work(system_highpri_wq,
+		   &container_of(work, struct kretprobe_spares, kick)->grow);
 }
 
 /* The first pool of @num instances, and a reserve. */
@@ -3618,6 +3662,9 @@ static void kprobes_set_all_disarmed(bool disarm)
 		hlist_for_each_entry(site, &kprobe_table[i], hlist)
 			site_update_arming(site, disarm && !kprobe_disabled(site));
 	}
+	/* "Disarmed" means the text is ours no more when the write returns. */
+	if (disarm)
+		kprobe_opt_unjump_retired();
 	pr_info("kprobes globally %s\n", disarm ? "disarmed" : "armed");
 out:
 	mutex_unlock(&kprobe_mutex);

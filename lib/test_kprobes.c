@@ -696,6 +696,44 @@ asm(KPT_ASM_BEGIN(kpt_asm_opt)
 	_ASM_EXTABLE_TYPE(1b, 3b, EX_TYPE_DEFAULT)
 	KPT_ASM_END(kpt_asm_optfx)
 
+	/*
+	 * x + 3, or x + 5 with y != 0, for y == 2 through an indirect jump,
+	 * whose target has an ENDBR (and a direct jump, for objtool to see
+	 * it reached).  A probe on site 1 covers none; one on site 7 covers
+	 * the target, past the indirect jump.
+	 */
+	KPT_ASM_BEGIN(kpt_asm_optind)
+	KPT_SITE(kpt_asm_optind) "movq %rdi, %rax\n\t"
+	KPT_SITE(kpt_asm_optind) "addq $3, %rax\n\t"
+	KPT_SITE(kpt_asm_optind) "testq %rsi, %rsi\n\t"
+	KPT_SITE(kpt_asm_optind) "jz 2f\n\t"
+	KPT_SITE(kpt_asm_optind) "cmpq $1, %rsi\n\t"
+	KPT_SITE(kpt_asm_optind) "je 1f\n\t"
+	KPT_SITE(kpt_asm_optind) "leaq 1f(%rip), %rcx\n\t"
+	KPT_SITE(kpt_asm_optind) ANNOTATE_RETPOLINE_SAFE "jmp *%rcx\n\t"
+	"int3\n"
+	"1:\n\t"
+	ASM_ENDBR
+	KPT_SITE(kpt_asm_optind) "addq $2, %rax\n"
+	"2:\n\t"
+	KPT_SITE(kpt_asm_optind) KPT_RET
+	KPT_ASM_END(kpt_asm_optind)
+
+	/*
+	 * x + 1 with interrupts off in between, and the flags put back: the
+	 * breakpoint path emulates pushf and cli and refuses sti, a detour
+	 * runs them.
+	 */
+	KPT_ASM_BEGIN(kpt_asm_optirq)
+	KPT_SITE(kpt_asm_optirq) "pushfq\n\t"
+	KPT_SITE(kpt_asm_optirq) "cli\n\t"
+	KPT_SITE(kpt_asm_optirq) "movq %rdi, %rax\n\t"
+	KPT_SITE(kpt_asm_optirq) "sti\n\t"
+	KPT_SITE(kpt_asm_optirq) "addq $1, %rax\n\t"
+	KPT_SITE(kpt_asm_optirq) "popfq\n\t"
+	KPT_SITE(kpt_asm_optirq) KPT_RET
+	KPT_ASM_END(kpt_asm_optirq)
+
 	/* x + 2: a probe on site 0 covers a nop nobody patches. */
 	KPT_ASM_BEGIN(kpt_asm_optnop)
 	KPT_SITE(kpt_asm_optnop) "movq %rdi, %rax\n\t"
@@ -787,6 +825,10 @@ KPT_ASM_FUNC(kpt_asm_optex, const unsigned long *p);
 KPT_ASM_SITES(kpt_asm_optex);
 KPT_ASM_FUNC(kpt_asm_optfx, unsigned long x, const unsigned long *p);
 KPT_ASM_SITES(kpt_asm_optfx);
+KPT_ASM_FUNC(kpt_asm_optind, unsigned long x, unsigned long y);
+KPT_ASM_SITES(kpt_asm_optind);
+KPT_ASM_FUNC(kpt_asm_optirq, unsigned long x);
+KPT_ASM_SITES(kpt_asm_optirq);
 KPT_ASM_FUNC(kpt_asm_optnop, unsigned long x);
 KPT_ASM_SITES(kpt_asm_optnop);
 KPT_ASM_FUNC(kpt_asm_optkey, unsigned long x);
@@ -2717,15 +2759,20 @@ static void kprobe_opt_unregister_retires(struct kunit *test)
 
 /*
  * disable_kprobes() with an optimized probe and a breakpoint probe: both
- * stop at once, the jump and the breakpoint are gone from the text when it
- * returns (no optimizer pass needed), and enabling brings both back.
+ * stop at once (the breakpoint leaves the text, the jump is retired and
+ * its detour runs no handler, not even for a CPU that took it before),
+ * the optimizer writes the original bytes back, and enabling brings both
+ * probes back.  Then disable_kprobe() and enable_kprobe() in a row, with
+ * the retired jump most likely still in place.
  */
 static void kprobe_opt_batch_disable(struct kunit *test)
 {
 	struct kpt_opt_probe *o = kpt_opt_probe_new(test, kpt_opt_addr());
 	struct kpt_probe *p = kpt_probe_new(test, kpt_target_spin, false);
+	struct pt_regs regs = { .ip = (unsigned long)kpt_opt_addr() + 1 };
 	struct kprobe *kps[] = { &o->kp, &p->kp };
 	u8 orig[JMP32_INSN_SIZE];
+	kprobe_opcode_t *copy;
 
 	wait_for_kprobe_optimizer();
 	memcpy(orig, kpt_opt_addr(), sizeof(orig));
@@ -2737,13 +2784,17 @@ static void kprobe_opt_batch_disable(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
 	KUNIT_EXPECT_EQ(test, p->pre_hits, 1U);
 
+	copy = o->kp.opt->optinsn.copy;
 	disable_kprobes(kps, ARRAY_SIZE(kps));
 	KUNIT_EXPECT_FALSE(test, o->kp.flags & KPROBE_FLAG_OPTIMIZED);
-	KUNIT_EXPECT_MEMEQ(test, kpt_opt_addr(), orig, sizeof(orig));
+	/* The jump may still be there: its detour must run no handler. */
+	kprobe_opt_callback(&regs, copy);
 	KUNIT_EXPECT_EQ(test, kpt_call_opt(4), KPT_OPT_RESULT(4));
 	KUNIT_EXPECT_EQ(test, kpt_target_spin(4), 5UL);
 	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
 	KUNIT_EXPECT_EQ(test, p->pre_hits, 1U);
+	wait_for_kprobe_optimizer();
+	KUNIT_EXPECT_MEMEQ(test, kpt_opt_addr(), orig, sizeof(orig));
 
 	KUNIT_EXPECT_EQ(test, enable_kprobe(&o->kp), 0);
 	KUNIT_EXPECT_EQ(test, enable_kprobe(&p->kp), 0);
@@ -2752,6 +2803,27 @@ static void kprobe_opt_batch_disable(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 2);
 	KUNIT_EXPECT_EQ(test, p->pre_hits, 2U);
 	KUNIT_EXPECT_TRUE(test, kpt_wait_optimized(&o->kp));
+
+	/*
+	 * Enabled again before the optimizer wrote the bytes back: the
+	 * breakpoint must go on the original bytes, not on the jump.
+	 */
+	copy = o->kp.opt->optinsn.copy;
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&o->kp), 0);
+	kprobe_opt_callback(&regs, copy);
+	KUNIT_EXPECT_EQ(test, kpt_call_opt(6), KPT_OPT_RESULT(6));
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 2);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&o->kp), 0);
+	KUNIT_EXPECT_EQ(test, *(u8 *)kpt_opt_addr(), INT3_INSN_OPCODE);
+	KUNIT_EXPECT_MEMEQ(test, kpt_opt_addr() + 1, orig + 1,
+			   sizeof(orig) - 1);
+	kprobe_opt_callback(&regs, copy);
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 2);
+	KUNIT_EXPECT_EQ(test, kpt_call_opt(7), KPT_OPT_RESULT(7));
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 3);
+	KUNIT_EXPECT_TRUE(test, kpt_wait_optimized(&o->kp));
+	KUNIT_EXPECT_EQ(test, kpt_call_opt(8), KPT_OPT_RESULT(8));
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 4);
 }
 
 /*
@@ -2872,6 +2944,155 @@ static void kprobe_opt_refused_jump_target(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, o->ip, (unsigned long)addr + 1);
 }
 
+/* An optimizable probe at @addr, with its jump in place. */
+static struct kpt_opt_probe *kpt_opt_jumped(struct kunit *test, void *addr)
+{
+	struct kpt_opt_probe *o = kpt_opt_probe_new(test, addr);
+
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &o->kp), 0);
+	KUNIT_EXPECT_TRUE_MSG(test, kpt_wait_optimized(&o->kp),
+			      "%pS not optimized", addr);
+	return o;
+}
+
+/*
+ * Branches the detour re-encodes with a rel32: a short jcc after the
+ * probed instruction, a short jcc and a near one as the probed
+ * instruction, each taken and not.
+ */
+static void kprobe_opt_moved_jcc(struct kunit *test)
+{
+	static const unsigned int sites[] = { 1, 2, 5 };
+	struct kpt_opt_probe *o;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sites); i++) {
+		o = kpt_opt_jumped(test, kpt_site(kpt_asm_jcc, kpt_asm_jcc_sites,
+						  sites[i]));
+		KUNIT_EXPECT_EQ(test, kpt_asm_jcc(0), 0UL);
+		KUNIT_EXPECT_EQ(test, kpt_asm_jcc(5), 1UL);
+		KUNIT_EXPECT_EQ(test, kpt_asm_jcc(150), 3UL);
+		KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 3);
+		kpt_unregister(test, &o->kp);
+	}
+}
+
+/*
+ * A short jmp after the probed instruction, a near one as the probed
+ * instruction; nothing after a jmp is copied.  A short jmp whose next
+ * bytes are the target of another jump stays a breakpoint.
+ */
+static void kprobe_opt_moved_jmp(struct kunit *test)
+{
+	struct kpt_opt_probe *o, *refused;
+
+	o = kpt_opt_jumped(test, kpt_site(kpt_asm_jmp, kpt_asm_jmp_sites, 0));
+	KUNIT_EXPECT_EQ(test, kpt_asm_jmp(10), 18UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
+	kpt_unregister(test, &o->kp);
+
+	o = kpt_opt_jumped(test, kpt_site(kpt_asm_jmp, kpt_asm_jmp_sites, 3));
+	KUNIT_EXPECT_EQ(test, kpt_asm_jmp(20), 28UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
+	kpt_unregister(test, &o->kp);
+
+	refused = kpt_opt_probe_new(test, kpt_site(kpt_asm_jmp,
+						   kpt_asm_jmp_sites, 1));
+	kpt_opt_expect_refused(test, refused, KPROBE_OPT_SCAN_REFUSED);
+	KUNIT_EXPECT_EQ(test, kpt_asm_jmp(30), 38UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&refused->hits), 1);
+}
+
+/*
+ * A call as the probed instruction: the callee returns to the text, and
+ * an unwind from inside it sees the caller, not the detour.
+ */
+static void kprobe_opt_moved_call(struct kunit *test)
+{
+	struct kpt_opt_probe *o, *callee;
+
+	o = kpt_opt_jumped(test, kpt_site(kpt_asm_call, kpt_asm_call_sites, 0));
+	callee = kpt_opt_probe_new(test, kpt_site(kpt_asm_helper,
+						  kpt_asm_helper_sites, 0));
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &callee->kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_asm_call(5), 18UL);
+	KUNIT_EXPECT_EQ(test, kpt_asm_call(6), 20UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&callee->hits), 2);
+#ifdef CONFIG_STACKTRACE
+	KUNIT_EXPECT_TRUE(test, kpt_trace_near(callee->trace, callee->trace_len,
+					       (unsigned long)kpt_asm_call));
+	KUNIT_EXPECT_EQ(test, kpt_trace_in_detours(callee->trace,
+						   callee->trace_len), 0U);
+#endif
+}
+
+/*
+ * A ret after the probed instruction, and as the probed instruction, with
+ * the int3 and the padding after it under the jump.
+ */
+static void kprobe_opt_moved_ret(struct kunit *test)
+{
+	static const unsigned int sites[] = { 3, 4 };
+	struct kpt_opt_probe *o;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sites); i++) {
+		o = kpt_opt_jumped(test, kpt_site(kpt_asm_opt, kpt_asm_opt_sites,
+						  sites[i]));
+		KUNIT_EXPECT_EQ(test, kpt_call_opt(7), KPT_OPT_RESULT(7));
+		KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
+		kpt_unregister(test, &o->kp);
+	}
+}
+
+/* pushf and cli as the probed instruction, sti after it: run by the detour. */
+static void kprobe_opt_moved_flags(struct kunit *test)
+{
+	static const unsigned int sites[] = { 0, 1, 2 };
+	struct kpt_opt_probe *o;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sites); i++) {
+		o = kpt_opt_jumped(test, kpt_site(kpt_asm_optirq,
+						  kpt_asm_optirq_sites,
+						  sites[i]));
+		KUNIT_EXPECT_EQ(test, kpt_asm_optirq(40), 41UL);
+		KUNIT_EXPECT_FALSE(test, irqs_disabled());
+		local_irq_disable();
+		KUNIT_EXPECT_EQ(test, kpt_asm_optirq(50), 51UL);
+		KUNIT_EXPECT_TRUE(test, irqs_disabled());
+		local_irq_enable();
+		KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 2);
+		kpt_unregister(test, &o->kp);
+	}
+}
+
+/*
+ * An indirect jump elsewhere in the function: with IBT its targets carry
+ * an ENDBR, and a region without one is optimized.  A region covering
+ * the target (after a jmp *%reg) never is.
+ */
+static void kprobe_opt_indirect_jump(struct kunit *test)
+{
+	struct kpt_opt_probe *o;
+
+	o = kpt_opt_probe_new(test, kpt_site(kpt_asm_optind,
+					     kpt_asm_optind_sites, 7));
+	kpt_opt_expect_refused(test, o, KPROBE_OPT_SCAN_REFUSED);
+	KUNIT_EXPECT_EQ(test, kpt_asm_optind(1, 2), 6UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
+
+	if (!IS_ENABLED(CONFIG_X86_KERNEL_IBT))
+		kunit_skip(test, "without IBT, a function with jmp *%%reg is refused");
+	o = kpt_opt_jumped(test, kpt_site(kpt_asm_optind,
+					  kpt_asm_optind_sites, 1));
+	KUNIT_EXPECT_EQ(test, kpt_asm_optind(10, 0), 13UL);
+	KUNIT_EXPECT_EQ(test, kpt_asm_optind(10, 1), 15UL);
+	KUNIT_EXPECT_EQ(test, kpt_asm_optind(10, 2), 15UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 3);
+}
+
 /*
  * A region holding a nop is looked up in the tables of the text patchers
  * at every pass, and gets its jump when none of them owns the nop.
@@ -2882,7 +3103,7 @@ static void kprobe_opt_nop(struct kunit *test)
 	struct kpt_opt_probe *o = kpt_opt_probe_new(test, addr);
 
 	KUNIT_ASSERT_EQ(test, kpt_register(test, &o->kp), 0);
-	KUNIT_EXPECT_EQ(test, o->kp.ainsn.opt_scan, KPROBE_OPT_SCAN_FIT_NOP);
+	KUNIT_EXPECT_EQ(test, o->kp.ainsn.opt_scan, KPROBE_OPT_SCAN_FIT_PATCHABLE);
 	KUNIT_ASSERT_TRUE_MSG(test, kpt_wait_optimized(&o->kp),
 			      "%pS not optimized", o->kp.addr);
 	KUNIT_EXPECT_EQ(test, o->kp.opt->optinsn.len, 8);
@@ -2906,7 +3127,7 @@ static void kprobe_opt_refused_jump_label(struct kunit *test)
 	void *addr = kpt_site(kpt_asm_optkey, kpt_asm_optkey_sites, 0);
 	struct kpt_opt_probe *o = kpt_opt_probe_new(test, addr);
 
-	kpt_opt_expect_refused(test, o, KPROBE_OPT_SCAN_FIT_NOP);
+	kpt_opt_expect_refused(test, o, KPROBE_OPT_SCAN_FIT_PATCHABLE);
 	KUNIT_EXPECT_EQ(test, kpt_asm_optkey(40), 41UL);
 	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
 
@@ -3627,6 +3848,12 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kprobe_opt_nop),
 	KUNIT_CASE(kprobe_opt_refused_jump_label),
 	KUNIT_CASE(kprobe_opt_refused_jump_label_target),
+	KUNIT_CASE(kprobe_opt_moved_jcc),
+	KUNIT_CASE(kprobe_opt_moved_jmp),
+	KUNIT_CASE(kprobe_opt_moved_call),
+	KUNIT_CASE(kprobe_opt_moved_ret),
+	KUNIT_CASE(kprobe_opt_moved_flags),
+	KUNIT_CASE(kprobe_opt_indirect_jump),
 	KUNIT_CASE(kretprobe_opt_entry),
 	KUNIT_CASE(kprobes_opt_batch_unregister),
 	KUNIT_CASE_SLOW(kprobe_opt_stress_toggle),

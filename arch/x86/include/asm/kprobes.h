@@ -43,6 +43,13 @@ typedef u8 kprobe_opcode_t;
  */
 #define KPROBE_OPT_REGION_MAX		(4 + MAX_INSN_SIZE)
 
+/*
+ * arch_unoptimize_retired() writes the original bytes over a jump with no
+ * breakpoint of ours in between, so the core may leave a disabled site's
+ * jump in place for later, the site staying in the table.
+ */
+#define KPROBE_OPT_DIRECT_UNJUMP	1
+
 /* How the probed instruction is carried out after the pre_handlers ran. */
 enum kprobe_x86_action {
 	KPROBE_X86_STEP,	/* run the copy in the slot */
@@ -62,7 +69,7 @@ enum kprobe_x86_action {
 enum kprobe_opt_scan {
 	KPROBE_OPT_SCAN_NONE,		/* not checked yet */
 	KPROBE_OPT_SCAN_FIT,		/* the function's text allows a jump */
-	KPROBE_OPT_SCAN_FIT_NOP,	/* likewise, over a nop: see opt.c */
+	KPROBE_OPT_SCAN_FIT_PATCHABLE,	/* likewise, over text others patch */
 	KPROBE_OPT_SCAN_REFUSED,	/* the text rules a jump out */
 };
 

@@ -737,17 +737,11 @@ static void kprobe_carry_out(struct kprobe *p, struct pt_regs *regs,
 	kprobe_opcode_t *copy;
 	struct kprobe_step *step;
 
-	if (ai->action != KPROBE_X86_STEP) {
-		kprobe_emulate(p, regs);
-		if (!nested)
-			__kprobe_run_post(p, regs);
-		return;
-	}
-
 	/*
 	 * A site with a detour runs the detour's copy of the instructions
-	 * the jump will cover: that is what keeps tasks out of the bytes the
-	 * optimizer is about to replace.  Such sites have no post_handler.
+	 * the jump will cover, emulated ones included (the copy carries them
+	 * out as ordinary code): that is what keeps tasks out of the bytes
+	 * the optimizer is about to replace.  Such sites have no post_handler.
 	 */
 	op = kprobe_site_detour(p);
 	/* The copy is published after the detour's text is written. */
@@ -756,6 +750,13 @@ static void kprobe_carry_out(struct kprobe *p, struct pt_regs *regs,
 		regs->ip = (unsigned long)copy;
 		if (!nested)
 			reset_current_kprobe();
+		return;
+	}
+
+	if (ai->action != KPROBE_X86_STEP) {
+		kprobe_emulate(p, regs);
+		if (!nested)
+			__kprobe_run_post(p, regs);
 		return;
 	}
 

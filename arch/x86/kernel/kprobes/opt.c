@@ -10,8 +10,11 @@
  *   [0]   data: the probed address + 1 (regs->ip for the handlers)
  *   [8]   call kprobe_opt_common
  *   [13]  copies of the whole instructions the jmp covers (the "region",
- *         at least 5 bytes), RIP-relative operands rewritten
- *   [..]  jmp to the first byte after the region
+ *         at least 5 bytes): RIP-relative operands rewritten, relative
+ *         jumps re-encoded with 32-bit displacements, a call turned into
+ *         a push of its return address in the text and a jmp
+ *   [..]  jmp to the first byte after the region, unless the copies end
+ *         in a jmp, call or ret
  *
  * kprobe_opt_common(), in kernel text and shared by every detour, saves
  * the registers as a struct pt_regs, calls kprobe_opt_callback() and
@@ -29,17 +32,21 @@
  * this can be proven from the text of its function, found through
  * kallsyms and decoded from its start:
  *  - the region lies inside the function, and its instructions can run
- *    anywhere: no relative or indirect jumps, calls or returns, nothing
- *    the breakpoint path would emulate or refuses, RIP-relative operands
- *    only if the rewritten displacement still fits;
+ *    from the detour (kprobe_opt_movable()): nothing the breakpoint path
+ *    refuses, no loop/jrcxz or indirect call, a call only as the last
+ *    instruction (its callee returns to the text), rewritten
+ *    displacements that still fit; past a jmp or a ret the region's bytes
+ *    are never run and only need to decode;
  *  - no instruction in the region has an exception-table entry (a fault
  *    in the copy would not be fixed up) and no exception fixup lands
  *    inside the region;
  *  - no relative jump or call in the function (or in its .cold part)
  *    targets a byte of the region other than its first: the jmp's bytes
  *    would be executed as instructions;
- *  - the function contains no indirect jump (ff /4, or a jmp to an
- *    __x86_indirect_* retpoline thunk): a jump table could land anywhere;
+ *  - no indirect jump may land inside the region: with IBT, no ENDBR
+ *    lies there (see KPROBE_OPT_ENDBR_TARGETS); without, the function
+ *    contains no indirect jump (ff /4, or a jmp to an __x86_indirect_*
+ *    retpoline thunk);
  *  - no jump label, static call or ftrace site, no lock prefix that
  *    alternatives may still rewrite, and no other probe, lies in the
  *    region.
@@ -56,6 +63,7 @@
 #include <linux/memory.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/static_call.h>
 #include <linux/string.h>
 
@@ -65,6 +73,7 @@
 #include <asm/alternative.h>
 #include <asm/insn.h>
 #include <asm/orc_types.h>
+#include <asm/sections.h>
 #include <asm/segment.h>
 #include <asm/text-patching.h>
 #include <asm/unwind_hints.h>
@@ -279,8 +288,19 @@ static int kprobe_opt_check_jump_labels(unsigned long addr, unsigned int len)
 #endif
 
 /*
+ * Where can an indirect jump land?  A kernel built for IBT compiles every
+ * target an indirect jump of C code may reach (the labels of a computed
+ * goto; switch tables are off) with an ENDBR in front, and objtool makes
+ * assembly do the same: a region without an ENDBR inside receives none,
+ * whatever the function's indirect jumps and retpoline tail calls.
+ * Without IBT the whole function is refused if it has one.
+ */
+#define KPROBE_OPT_ENDBR_TARGETS	IS_ENABLED(CONFIG_X86_KERNEL_IBT)
+
+/*
  * Decode [@start, @end) and refuse (-EOPNOTSUPP) if anything in it may
- * transfer control into (@addr, @addr + @len), or jumps indirectly.
+ * transfer control into (@addr, @addr + @len), or jumps indirectly where
+ * that is not known (KPROBE_OPT_ENDBR_TARGETS).
  */
 static int kprobe_opt_scan(unsigned long start, unsigned long end,
 			   unsigned long addr, unsigned int len)
@@ -292,13 +312,14 @@ static int kprobe_opt_scan(unsigned long start, unsigned long end,
 	for (pos = start; pos < end; pos += insn.length) {
 		if (kprobe_decode_at(&insn, buf, pos))
 			return -EOPNOTSUPP;
-		if (insn.opcode.bytes[0] == 0xff &&
+		if (!KPROBE_OPT_ENDBR_TARGETS && insn.opcode.bytes[0] == 0xff &&
 		    X86_MODRM_REG(insn.modrm.bytes[0]) == 4)
 			return -EOPNOTSUPP;	/* jmp *... */
 		target = kprobe_opt_branch_target(&insn, pos);
 		if (target > addr && target < addr + len)
 			return -EOPNOTSUPP;
-		if (target && (target < start || target >= end) &&
+		if (!KPROBE_OPT_ENDBR_TARGETS && target &&
+		    (target < start || target >= end) &&
 		    insn.opcode.bytes[0] != 0xe8 && kprobe_opt_is_thunk(target))
 			return -EOPNOTSUPP;
 	}
@@ -326,8 +347,8 @@ static int kprobe_opt_scan_cold(unsigned long func, unsigned long addr,
 /*
  * Could @insn be a site another subsystem patches?  On x86 a jump label
  * site is a jmp or a 2- or 5-byte nop, a static call site a call, jmp,
- * jcc, ret or 5-byte nop, an ftrace site a call or a 5-byte nop.  Only
- * the nops can be in a region: everything else is refused before.
+ * jcc, ret or 5-byte nop, an ftrace site a call or a 5-byte nop.  The
+ * branches are flagged by kprobe_opt_movable(); this is for the nops.
  */
 static bool kprobe_opt_may_be_patched(struct insn *insn)
 {
@@ -336,18 +357,102 @@ static bool kprobe_opt_may_be_patched(struct insn *insn)
 	return op == 0x90 || (op == 0x0f && insn->opcode.bytes[1] == 0x1f);
 }
 
+static bool kprobe_opt_is_endbr(struct insn *insn)
+{
+	return insn->opcode.bytes[0] == 0x0f && insn->opcode.bytes[1] == 0x1e &&
+	       insn->modrm.bytes[0] == 0xfa;
+}
+
+/*
+ * How an instruction of a region is carried over into the detour.  The
+ * breakpoint path emulates branches, calls, returns and flag changes
+ * because it single-steps its copy; a detour's copies run as ordinary
+ * code, so only what would go somewhere else from the detour than from
+ * the text is rewritten.
+ */
+enum kprobe_opt_move {
+	KPROBE_OPT_MOVE_AS_IS,	/* RIP-relative operand rewritten, if any */
+	KPROBE_OPT_MOVE_BRANCH,	/* jcc, jmp: re-encoded with a rel32 */
+	KPROBE_OPT_MOVE_CALL,	/* call: push the return address, jmp */
+	KPROBE_OPT_MOVE_LAST,	/* ret, jmp *%reg: copied, nothing follows */
+};
+
+/*
+ * Can @insn, at @pos in the region that starts at @addr, run from a
+ * detour?  Returns an enum kprobe_opt_move or -EOPNOTSUPP.  Sets *@ends
+ * if control never goes on to the next byte, *@patchable if it may be a
+ * site of jump labels, static calls or ftrace (kprobe_opt_reserved() then
+ * looks).
+ */
+static int kprobe_opt_movable(struct insn *insn, unsigned long pos,
+			      unsigned long addr, bool *ends, bool *patchable)
+{
+	struct arch_specific_insn ai = { };
+
+	/*
+	 * The breakpoint path cannot step sti (its interrupt shadow would
+	 * cover the trap); a copy runs it as the text would.
+	 */
+	if (insn->opcode.bytes[0] == 0xfb && !insn->prefixes.nbytes)
+		return KPROBE_OPT_MOVE_AS_IS;
+	if (kprobe_classify(insn, &ai, pos))
+		return -EOPNOTSUPP;
+	switch (ai.action) {
+	case KPROBE_X86_STEP:
+		*patchable |= kprobe_opt_may_be_patched(insn);
+		return KPROBE_OPT_MOVE_AS_IS;
+	case KPROBE_X86_CLI:
+	case KPROBE_X86_PUSHF:
+	case KPROBE_X86_POPF:
+		return KPROBE_OPT_MOVE_AS_IS;
+	case KPROBE_X86_IJMP:
+		*ends = true;
+		return KPROBE_OPT_MOVE_LAST;
+	}
+	/* A prefix on a branch is a hint or a change of operand size. */
+	if (insn->prefixes.nbytes)
+		return -EOPNOTSUPP;
+	/* Of the jcc, only the rel32 form is a static call's tail call. */
+	if (ai.action != KPROBE_X86_JCC || insn->opcode.bytes[0] == 0x0f)
+		*patchable = true;
+	switch (ai.action) {
+	case KPROBE_X86_JMP:
+		*ends = true;
+		fallthrough;
+	case KPROBE_X86_JCC:
+		return KPROBE_OPT_MOVE_BRANCH;
+	case KPROBE_X86_CALL:
+		/*
+		 * The callee returns to the text, after the jump's bytes: the
+		 * call must be the region's last instruction.  An unwind from
+		 * the callee then sees the probed function as its caller.
+		 */
+		if (pos + insn->length < addr + JMP32_INSN_SIZE)
+			return -EOPNOTSUPP;
+		*ends = true;
+		return KPROBE_OPT_MOVE_CALL;
+	case KPROBE_X86_RET:
+		*ends = true;
+		return KPROBE_OPT_MOVE_LAST;
+	}
+	/* loop, jrcxz: rel8 only.  call *%reg: it would return into the detour. */
+	return -EOPNOTSUPP;
+}
+
 /*
  * Find the region at @addr and copy its original bytes to @code.  Sets
- * *@nop if the region holds a nop.  Returns the region's length or an
- * error.  text_mutex held.
+ * *@patchable if the region holds something other subsystems may patch.
+ * Past a jmp or a ret the region's bytes are only covered by the jump,
+ * never run: they need not be movable, and are looked up as patchable.
+ * Returns the region's length or an error.  text_mutex held.
  */
-static int kprobe_opt_region(unsigned long addr, u8 *code, bool *nop)
+static int kprobe_opt_region(unsigned long addr, u8 *code, bool *patchable)
 {
 	unsigned long size, offset, pos;
-	struct arch_specific_insn ai;
 	u8 buf[MAX_INSN_SIZE];
-	struct insn insn;
 	unsigned int len = 0;
+	bool ends = false;
+	struct insn insn;
 
 	if (!kallsyms_lookup_size_offset(addr, &size, &offset))
 		return -EOPNOTSUPP;
@@ -357,10 +462,16 @@ static int kprobe_opt_region(unsigned long addr, u8 *code, bool *nop)
 			return -EOPNOTSUPP;
 		if (pos + insn.length > addr - offset + size)
 			return -EOPNOTSUPP;
-		memset(&ai, 0, sizeof(ai));
-		if (kprobe_classify(&insn, &ai, pos) || ai.action != KPROBE_X86_STEP)
-			return -EOPNOTSUPP;
-		*nop |= kprobe_opt_may_be_patched(&insn);
+		if (!ends) {
+			if (kprobe_opt_movable(&insn, pos, addr, &ends,
+					       patchable) < 0)
+				return -EOPNOTSUPP;
+		} else {
+			/* An indirect jump may land there; see kprobe_opt_scan(). */
+			if (kprobe_opt_is_endbr(&insn))
+				return -EOPNOTSUPP;
+			*patchable = true;
+		}
 		memcpy(code + len, buf, insn.length);
 		len += insn.length;
 	}
@@ -370,23 +481,23 @@ static int kprobe_opt_region(unsigned long addr, u8 *code, bool *nop)
 /*
  * Find the region at @p->addr, copy its original bytes to @code and check
  * the function around it: does anything jump into the region, does it
- * hold or receive exception fixups.  Sets *@nop if the region holds a nop.
- * All of this depends on the text alone, so the verdict is kept in
- * @p->ainsn.opt_scan, with the region's length: a later pass only copies
- * the bytes.  Besides kprobes' own breakpoints and jumps (which
- * kprobe_read_text() sees through), only jump labels, static calls and
- * ftrace rewrite the function while the site lives, and the lock
- * prefixes of a kernel booted on one CPU (refused at every pass).  Their
- * sites are nops, branches, calls or returns, the same length whatever
- * the state: a region with anything but a nop among those is refused for
- * good, and one with a nop is looked up in their tables at every pass
- * (kprobe_opt_reserved()), whatever it has turned into since.  A jump
+ * hold or receive exception fixups.  Sets *@patchable as
+ * kprobe_opt_region() does.  All of this depends on the text alone, so
+ * the verdict is kept in @p->ainsn.opt_scan, with the region's length: a
+ * later pass only copies the bytes.  Besides kprobes' own breakpoints and
+ * jumps (which kprobe_read_text() sees through), only jump labels, static
+ * calls and ftrace rewrite the function while the site lives, and the
+ * lock prefixes of a kernel booted on one CPU (refused at every pass).
+ * Their sites are nops, branches, calls or returns, the same length
+ * whatever the state: a region holding one of those is looked up in their
+ * tables at every pass (kprobe_opt_reserved()), whatever it has turned
+ * into since.  A jump
  * label elsewhere that is a nop when the function is scanned hides its
  * target from the decoder: the jump table names it
  * (kprobe_opt_check_jump_labels()).  Returns the region's length or an
  * error.  text_mutex held.
  */
-static int kprobe_opt_fit(struct kprobe *p, u8 *code, bool *nop)
+static int kprobe_opt_fit(struct kprobe *p, u8 *code, bool *patchable)
 {
 	unsigned long addr = (unsigned long)p->addr, size, offset, start;
 	int len, ret = -EOPNOTSUPP;
@@ -395,15 +506,15 @@ static int kprobe_opt_fit(struct kprobe *p, u8 *code, bool *nop)
 	case KPROBE_OPT_SCAN_REFUSED:
 		return -EOPNOTSUPP;
 	case KPROBE_OPT_SCAN_FIT:
-	case KPROBE_OPT_SCAN_FIT_NOP:
+	case KPROBE_OPT_SCAN_FIT_PATCHABLE:
 		len = p->ainsn.opt_len;
 		if (kprobe_read_text(code, addr, len) != len)
 			return -EOPNOTSUPP;
-		*nop = p->ainsn.opt_scan == KPROBE_OPT_SCAN_FIT_NOP;
+		*patchable = p->ainsn.opt_scan == KPROBE_OPT_SCAN_FIT_PATCHABLE;
 		return len;
 	}
 
-	len = kprobe_opt_region(addr, code, nop);
+	len = kprobe_opt_region(addr, code, patchable);
 	if (len < 0) {
 		ret = len;
 	} else if (kallsyms_lookup_size_offset(addr, &size, &offset)) {
@@ -418,7 +529,8 @@ static int kprobe_opt_fit(struct kprobe *p, u8 *code, bool *nop)
 		p->ainsn.opt_scan = KPROBE_OPT_SCAN_REFUSED;
 		return ret;
 	}
-	p->ainsn.opt_scan = *nop ? KPROBE_OPT_SCAN_FIT_NOP : KPROBE_OPT_SCAN_FIT;
+	p->ainsn.opt_scan = *patchable ? KPROBE_OPT_SCAN_FIT_PATCHABLE :
+					 KPROBE_OPT_SCAN_FIT;
 	p->ainsn.opt_len = len;
 	return len;
 }
@@ -427,10 +539,10 @@ static int kprobe_opt_fit(struct kprobe *p, u8 *code, bool *nop)
  * kprobe_opt_fit(), and no other probe inside the region: the copy would
  * skip its breakpoint.  text_mutex held.
  */
-static int kprobe_opt_analyze(struct kprobe *p, u8 *code, bool *nop)
+static int kprobe_opt_analyze(struct kprobe *p, u8 *code, bool *patchable)
 {
 	unsigned long addr = (unsigned long)p->addr, pos;
-	int len = kprobe_opt_fit(p, code, nop);
+	int len = kprobe_opt_fit(p, code, patchable);
 
 	for (pos = addr + 1; len > 0 && pos < addr + len; pos++) {
 		if (get_kprobe((void *)pos))
@@ -453,12 +565,10 @@ static int kprobe_opt_analyze(struct kprobe *p, u8 *code, bool *nop)
 void arch_prescan_optimized_kprobe(struct kprobe *p)
 {
 	u8 code[KPROBE_OPT_REGION_MAX];
-	bool nop = false;
+	bool patchable = false;
 
-	if (p->ainsn.action != KPROBE_X86_STEP || !p->ainsn.slot)
-		return;
 	mutex_lock(&text_mutex);
-	kprobe_opt_fit(p, code, &nop);
+	kprobe_opt_fit(p, code, &patchable);
 	mutex_unlock(&text_mutex);
 }
 
@@ -474,11 +584,127 @@ static bool kprobe_opt_ftrace_site(unsigned long start, unsigned long last)
 }
 #endif
 
-/* Text other subsystems patch on their own. */
+#ifdef CONFIG_HAVE_STATIC_CALL_INLINE
+extern struct static_call_site __start_static_call_sites[],
+			       __stop_static_call_sites[];
+#endif
+
+/*
+ * The sites jump labels and static calls own in the kernel's own text,
+ * each as (offset from _stext) << KPROBE_OPT_OWNED_SHIFT | length, sorted.
+ * jump_label_text_reserved() and static_call_text_reserved() walk every
+ * entry of their tables, thousands, for each candidate at each pass: at
+ * 10,000 probes with branches in their regions that was most of the
+ * optimizer's time under emulation.  A binary search here costs a few
+ * steps.  Built at the first lookup, under kprobe_mutex: the entries for
+ * that text are fixed at link time.  __init text (whose entries go with
+ * it), module text, and a kernel short of memory for the index go to the
+ * tables themselves.
+ */
+#define KPROBE_OPT_OWNED_SHIFT	3
+static u32 *kprobe_opt_owned;
+static unsigned int kprobe_opt_nowned;
+static bool kprobe_opt_owned_tried;
+
+/* The index covers [_stext, _etext): no __init text, no module. */
+static bool kprobe_opt_in_index(unsigned long addr)
+{
+	return addr >= (unsigned long)_stext && addr < (unsigned long)_etext;
+}
+
+static void kprobe_opt_own(unsigned long addr, unsigned int len)
+{
+	kprobe_opt_owned[kprobe_opt_nowned++] =
+		(addr - (unsigned long)_stext) << KPROBE_OPT_OWNED_SHIFT | len;
+}
+
+static int kprobe_opt_owned_cmp(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void kprobe_opt_index_owned(void)
+{
+	unsigned long __maybe_unused addr;
+	size_t max = 0;
+#ifdef CONFIG_JUMP_LABEL
+	struct jump_entry *je;
+#endif
+#ifdef CONFIG_HAVE_STATIC_CALL_INLINE
+	struct static_call_site *sc;
+#endif
+
+	kprobe_opt_owned_tried = true;
+#ifdef CONFIG_JUMP_LABEL
+	max += __stop___jump_table - __start___jump_table;
+#endif
+#ifdef CONFIG_HAVE_STATIC_CALL_INLINE
+	max += __stop_static_call_sites - __start_static_call_sites;
+#endif
+	kprobe_opt_owned = kvmalloc_array(max ?: 1, sizeof(u32), GFP_KERNEL);
+	if (!kprobe_opt_owned)
+		return;
+#ifdef CONFIG_JUMP_LABEL
+	/* The size of a jump label site is decoded from its text. */
+	for (je = __start___jump_table; je < __stop___jump_table; je++) {
+		if (!jump_entry_is_init(je) &&
+		    kprobe_opt_in_index(jump_entry_code(je)))
+			kprobe_opt_own(jump_entry_code(je), jump_entry_size(je));
+	}
+#endif
+#ifdef CONFIG_HAVE_STATIC_CALL_INLINE
+	/* A site is a call, a jmp or a 5-byte nop, as the table's own check */
+	for (sc = __start_static_call_sites; sc < __stop_static_call_sites; sc++) {
+		addr = (unsigned long)&sc->addr + sc->addr;
+		if (kprobe_opt_in_index(addr))
+			kprobe_opt_own(addr, CALL_INSN_SIZE);
+	}
+#endif
+	sort(kprobe_opt_owned, kprobe_opt_nowned, sizeof(u32),
+	     kprobe_opt_owned_cmp, NULL);
+}
+
+/* Does a site of the index overlap [@addr, @addr + @len)? */
+static bool kprobe_opt_owned_overlap(unsigned long addr, unsigned int len)
+{
+	unsigned long off = addr - (unsigned long)_stext, start;
+	unsigned int lo = 0, hi = kprobe_opt_nowned, mid;
+	u32 from = off > MAX_INSN_SIZE ?
+		   (off - MAX_INSN_SIZE) << KPROBE_OPT_OWNED_SHIFT : 0;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (kprobe_opt_owned[mid] < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < kprobe_opt_nowned; lo++) {
+		start = kprobe_opt_owned[lo] >> KPROBE_OPT_OWNED_SHIFT;
+		if (start >= off + len)
+			break;
+		if (start + (kprobe_opt_owned[lo] &
+			     GENMASK(KPROBE_OPT_OWNED_SHIFT - 1, 0)) > off)
+			return true;
+	}
+	return false;
+}
+
+/* Text other subsystems patch on their own.  kprobe_mutex held. */
 static bool kprobe_opt_reserved(unsigned long addr, unsigned int len)
 {
 	unsigned long last = addr + len - 1;
 	bool ret;
+
+	if (kprobe_opt_in_index(addr)) {
+		if (!kprobe_opt_owned_tried)
+			kprobe_opt_index_owned();
+		if (kprobe_opt_owned)
+			return kprobe_opt_owned_overlap(addr, len) ||
+			       kprobe_opt_ftrace_site(addr, last);
+	}
 
 	jump_label_lock();
 	ret = jump_label_text_reserved((void *)addr, (void *)last) ||
@@ -487,25 +713,76 @@ static bool kprobe_opt_reserved(unsigned long addr, unsigned int len)
 	return ret || kprobe_opt_ftrace_site(addr, last);
 }
 
-/* Write "jmp @to" at @at in @image, which will be placed at @image_addr. */
-static int kprobe_opt_emit_jmp(u8 *image, unsigned long image_addr,
-			       unsigned int at, unsigned long to)
-{
-	s64 rel = (s64)to - (s64)(image_addr + at + JMP32_INSN_SIZE);
-	s32 rel32 = rel;
-
-	if (rel != rel32)
-		return -ERANGE;
-	image[at] = JMP32_INSN_OPCODE;
-	memcpy(image + at + 1, &rel32, sizeof(rel32));
-	return 0;
-}
-
 /* Built detours not yet written; see arch_publish_optimized_kprobes(). */
 #define KPROBE_OPT_STAGE_MAX	32
 static u8 kprobe_opt_stage[KPROBE_OPT_STAGE_MAX][KPROBE_OPTINSN_SLOT_SIZE];
 static struct arch_optimized_insn *kprobe_opt_staged[KPROBE_OPT_STAGE_MAX];
 static unsigned int kprobe_opt_nstaged;
+
+/* Write @op, then "@to - end of the instruction" as a rel32, at @image[*@at]. */
+static int kprobe_opt_emit_rel32(u8 *image, unsigned long image_addr,
+				 unsigned int *at, const u8 *op,
+				 unsigned int oplen, unsigned long to)
+{
+	unsigned int end = *at + oplen + sizeof(s32);
+	s64 rel = (s64)to - (s64)(image_addr + end);
+	s32 rel32 = rel;
+
+	if (end > KPROBE_OPTINSN_SLOT_SIZE)
+		return -E2BIG;
+	if (rel != rel32)
+		return -ERANGE;
+	memcpy(image + *at, op, oplen);
+	memcpy(image + *at + oplen, &rel32, sizeof(rel32));
+	*at = end;
+	return 0;
+}
+
+/*
+ * Carry the instruction @insn, at @pos in the text, over into @image (to
+ * be placed at @image_addr) at *@at, as @move says.
+ */
+static int kprobe_opt_emit_insn(u8 *image, unsigned long image_addr,
+				unsigned int *at, struct insn *insn,
+				const u8 *bytes, unsigned long pos, int move)
+{
+	unsigned long next = pos + insn->length;
+	unsigned long target = next + insn->immediate.value;
+	u8 op[2];
+	s32 ret32;
+
+	switch (move) {
+	case KPROBE_OPT_MOVE_BRANCH:
+		if (insn->opcode.bytes[0] == 0xe9 || insn->opcode.bytes[0] == 0xeb) {
+			op[0] = JMP32_INSN_OPCODE;
+			return kprobe_opt_emit_rel32(image, image_addr, at, op,
+						     1, target);
+		}
+		/* jcc rel8 (7x) or rel32 (0f 8x): the condition is the low nibble */
+		op[0] = 0x0f;
+		op[1] = 0x80 | (insn->opcode.bytes[insn->opcode.nbytes - 1] & 0xf);
+		return kprobe_opt_emit_rel32(image, image_addr, at, op, 2, target);
+	case KPROBE_OPT_MOVE_CALL:
+		/* push imm32 sign-extends: kernel and module text are in its reach */
+		ret32 = next;
+		if ((unsigned long)(long)ret32 != next)
+			return -ERANGE;
+		if (*at + 1 + sizeof(ret32) > KPROBE_OPTINSN_SLOT_SIZE)
+			return -E2BIG;
+		image[*at] = 0x68;
+		memcpy(image + *at + 1, &ret32, sizeof(ret32));
+		*at += 1 + sizeof(ret32);
+		op[0] = JMP32_INSN_OPCODE;
+		return kprobe_opt_emit_rel32(image, image_addr, at, op, 1, target);
+	}
+	if (*at + insn->length > KPROBE_OPTINSN_SLOT_SIZE)
+		return -E2BIG;
+	memcpy(image + *at, bytes, insn->length);
+	if (kprobe_fix_riprel(insn, image + *at, pos, image_addr + *at))
+		return -ERANGE;
+	*at += insn->length;
+	return 0;
+}
 
 /* Build the detour @op->buf for the region @code of @op->len bytes at @addr. */
 static int kprobe_opt_build(struct arch_optimized_insn *op, unsigned long addr,
@@ -514,39 +791,42 @@ static int kprobe_opt_build(struct arch_optimized_insn *op, unsigned long addr,
 	unsigned long buf = (unsigned long)op->buf;
 	unsigned long ip = addr + INT3_INSN_SIZE;
 	u8 image[KPROBE_OPTINSN_SLOT_SIZE];
-	unsigned int off;
+	unsigned int off, at = KPROBE_OPT_ENTRY;
+	u8 call = CALL_INSN_OPCODE, jmp = JMP32_INSN_OPCODE;
+	bool ends = false, patchable;
 	struct insn insn;
+	int move, ret;
 	s64 rel;
-	s32 rel32;
 
-	BUILD_BUG_ON(KPROBE_OPT_COPY + KPROBE_OPT_REGION_MAX + JMP32_INSN_SIZE >
-		     KPROBE_OPTINSN_SLOT_SIZE);
 	if (op->len > KPROBE_OPT_REGION_MAX)
 		return -E2BIG;
 
 	memset(image, INT3_INSN_OPCODE, sizeof(image));
 	memcpy(image + KPROBE_OPT_DATA_IP, &ip, sizeof(ip));
+	ret = kprobe_opt_emit_rel32(image, buf, &at, &call, 1,
+				    (unsigned long)kprobe_opt_common);
+	if (ret)
+		return ret;
 
-	rel = (s64)(unsigned long)kprobe_opt_common -
-	      (s64)(buf + KPROBE_OPT_COPY);
-	rel32 = rel;
-	if (rel != rel32)
-		return -ERANGE;
-	image[KPROBE_OPT_ENTRY] = CALL_INSN_OPCODE;
-	memcpy(image + KPROBE_OPT_ENTRY + 1, &rel32, sizeof(rel32));
-
-	memcpy(image + KPROBE_OPT_COPY, code, op->len);
-	for (off = 0; off < op->len; off += insn.length) {
+	for (off = 0; off < op->len && !ends; off += insn.length) {
 		if (insn_decode(&insn, code + off, op->len - off,
 				INSN_MODE_KERN) < 0)
 			return -EILSEQ;
-		if (kprobe_fix_riprel(&insn, image + KPROBE_OPT_COPY + off,
-				      addr + off, buf + KPROBE_OPT_COPY + off))
-			return -ERANGE;
+		move = kprobe_opt_movable(&insn, addr + off, addr, &ends,
+					  &patchable);
+		if (move < 0)
+			return move;
+		ret = kprobe_opt_emit_insn(image, buf, &at, &insn, code + off,
+					   addr + off, move);
+		if (ret)
+			return ret;
 	}
-	if (kprobe_opt_emit_jmp(image, buf, KPROBE_OPT_COPY + op->len,
-				addr + op->len))
-		return -ERANGE;
+	if (!ends) {
+		ret = kprobe_opt_emit_rel32(image, buf, &at, &jmp, 1,
+					    addr + op->len);
+		if (ret)
+			return ret;
+	}
 	/* The jump in the probed text must reach the detour too. */
 	rel = (s64)(buf + KPROBE_OPT_ENTRY) - (s64)(addr + JMP32_INSN_SIZE);
 	if (rel != (s32)rel)
@@ -610,14 +890,11 @@ int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
 	struct arch_optimized_insn *oi = &op->optinsn;
 	unsigned long addr = (unsigned long)orig->addr;
 	u8 code[KPROBE_OPT_REGION_MAX];
-	bool nop = false;
+	bool patchable = false;
 	int len, ret;
 
-	if (orig->ainsn.action != KPROBE_X86_STEP || !orig->ainsn.slot)
-		return -EOPNOTSUPP;
-
 	mutex_lock(&text_mutex);
-	len = kprobe_opt_analyze(orig, code, &nop);
+	len = kprobe_opt_analyze(orig, code, &patchable);
 	/* As in arch_prepare_kprobe(), for every instruction the detour copies. */
 	if (len > 0 &&
 	    alternatives_text_reserved(orig->addr, orig->addr + len - 1))
@@ -628,9 +905,9 @@ int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
 	/*
 	 * The jump label and static call checks decode every site in the
 	 * kernel, which at thousands of probes is most of the optimizer's
-	 * time; a region without a nop cannot hold a site.
+	 * time; a region without a nop or a branch cannot hold a site.
 	 */
-	if (nop && kprobe_opt_reserved(addr, len))
+	if (patchable && kprobe_opt_reserved(addr, len))
 		return -EOPNOTSUPP;
 
 	oi->buf = get_optinsn_slot();
