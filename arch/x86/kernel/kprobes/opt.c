@@ -33,8 +33,8 @@
  * kallsyms and decoded from its start:
  *  - the region lies inside the function, and its instructions can run
  *    from the detour (kprobe_opt_movable()): nothing the breakpoint path
- *    refuses, no loop/jrcxz or indirect call, a call only as the last
- *    instruction (its callee returns to the text), rewritten
+ *    refuses but sti, no loop/jrcxz or indirect call, a call only as the
+ *    last instruction (its callee returns to the text), rewritten
  *    displacements that still fit; past a jmp or a ret the region's bytes
  *    are never run and only need to decode;
  *  - no instruction in the region has an exception-table entry (a fault
