@@ -747,7 +747,7 @@ static int kprobe_opt_emit_insn(u8 *image, unsigned long image_addr,
 				const u8 *bytes, unsigned long pos, int move)
 {
 	unsigned long next = pos + insn->length;
-	unsigned long target = next + insn->immediate.value;
+	unsigned long target = kprobe_opt_branch_target(insn, pos);
 	u8 op[2];
 	s32 ret32;
 
@@ -793,7 +793,7 @@ static int kprobe_opt_build(struct arch_optimized_insn *op, unsigned long addr,
 	u8 image[KPROBE_OPTINSN_SLOT_SIZE];
 	unsigned int off, at = KPROBE_OPT_ENTRY;
 	u8 call = CALL_INSN_OPCODE, jmp = JMP32_INSN_OPCODE;
-	bool ends = false, patchable;
+	bool ends = false, patchable = false;
 	struct insn insn;
 	int move, ret;
 	s64 rel;
