@@ -124,6 +124,10 @@ for rep in $(seq 1 "$REPS"); do
 		steps=
 		if [[ $st =~ ^([kr]\[(FTRACE|OPTIMIZED)\],?)+$ ]]; then
 			steps=$(kv steps "$(ctl steps "$target")")
+			# Where those instructions were, once per boot: the path
+			# to read next to the disassembly.
+			[ "$rep" != 1 ] ||
+				cp /sys/kernel/debug/kp_bench/steplog "/mnt/out/steplog-$kind.txt"
 		fi
 		[ "$kind" != event ] || h0=$(awk '$1 == "empty" { print $2 }' "$T/kprobe_profile")
 		r=$(ctl loop "$target" "$LOOPS")

@@ -437,6 +437,8 @@ def table(data, accel, run, quick, repo):
     qemu = sh("qemu-system-x86_64 --version | head -n 1")
     rev = sh(f"git -C {repo} rev-parse --short HEAD") + (" + uncommitted changes" if sh(f"git -C {repo} status --porcelain -- kernel include arch lib") else "")
     rounds = max([r["round"] for m in data for r in data[m]] or [0])
+    hitrounds = sh(f"cat {run}/hit-rounds 2>/dev/null")
+    hitrounds = int(hitrounds) if hitrounds.isdigit() else 0
     secs = sh(f"cat {run}/seconds 2>/dev/null")
     syms = (recs("ours", "syms") or recs("base", "syms") or [{}])[0]
     acc, kind = accelerator(accel)
@@ -458,7 +460,11 @@ def table(data, accel, run, quick, repo):
                + ("; under TCG absolute times are emulation-inflated, read the ratio" if kind == "TCG" else ""))
     out.append(f"- kernels: upstream `{info['base'].get('kernel', '?')}` (unmodified base, upstream's kprobes) vs "
                f"ours `{info['ours'].get('kernel', '?')}` (git {rev}), same config")
-    out.append(f"- method: {rounds} round(s); each round boots both kernels one after the other, the first one "
+    out.append(f"- method: {rounds} round(s)"
+               + (f" ({rounds - hitrounds} full, then {hitrounds} that measure the hit costs only: their cost moves "
+                  f"from boot to boot of the same kernel with where the ftrace trampoline and the slots land, "
+                  f"so they get more boots)" if 0 < hitrounds < rounds else "")
+               + "; each round boots both kernels one after the other, the first one "
                f"alternating (base, ours | ours, base | ...); within a boot every hit-cost kind is measured once "
                f"per repetition ({info['ours'].get('reps', '?')} repetitions of {info['ours'].get('loops', '?')} calls), "
                f"kinds interleaved; the SMP and sleeper tests run as many repetitions, {regtext}"

@@ -189,10 +189,7 @@
  * probes made chains of about 150 sites and arming them seven times
  * slower; 1,024 buckets (8 KiB) keep the chains near ten entries.
  */
-#define KPROBE_TABLE_BITS	10
-#define KPROBE_TABLE_SIZE	BIT(KPROBE_TABLE_BITS)
-
-static struct hlist_head kprobe_table[KPROBE_TABLE_SIZE];
+struct hlist_head kprobe_table[KPROBE_TABLE_SIZE];
 
 /* Serialises every change to probes; see "Locking" above. */
 static DEFINE_MUTEX(kprobe_mutex);
@@ -1429,7 +1426,7 @@ static void kprobe_opt_reap_fn(struct work_struct *work)
 	mutex_unlock(&kprobe_mutex);
 	if (list_empty(&dead))
 		return;
-	/* Handlers run with interrupts off; the copies preemptible. */
+	/* Handlers run with preemption off; the copies preemptible. */
 	synchronize_rcu_mult(call_rcu, call_rcu_tasks);
 	list_for_each_entry_safe(op, next, &dead, list) {
 		arch_remove_optimized_kprobe(op);

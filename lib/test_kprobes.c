@@ -2504,6 +2504,8 @@ struct kpt_opt_probe {
 	unsigned long ip;
 	unsigned long sp;
 	unsigned long flags;
+	bool irqs_off;
+	int preempt;
 	struct kprobe *running;
 #ifdef CONFIG_STACKTRACE
 	unsigned long trace[KPT_TRACE_MAX];
@@ -2520,6 +2522,8 @@ static int kpt_opt_pre(struct kprobe *kp, struct pt_regs *regs)
 	o->ip = regs->ip;
 	o->sp = regs->sp;
 	o->flags = regs->flags;
+	o->irqs_off = irqs_disabled();
+	o->preempt = preempt_count();
 	o->running = kprobe_running();
 #ifdef CONFIG_STACKTRACE
 	o->trace_len = stack_trace_save(o->trace, KPT_TRACE_MAX, 0);
@@ -2643,6 +2647,13 @@ static void kprobe_opt_basic(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, o->ip, ip);
 	KUNIT_EXPECT_EQ(test, o->sp, sp);
 	KUNIT_EXPECT_EQ(test, o->flags & X86_EFLAGS_IF, flags & X86_EFLAGS_IF);
+	/*
+	 * The jump path leaves interrupts as the caller had them (on, here)
+	 * and only disables preemption.
+	 */
+	KUNIT_EXPECT_FALSE(test, o->irqs_off);
+	if (IS_ENABLED(CONFIG_PREEMPT_COUNT))
+		KUNIT_EXPECT_NE(test, o->preempt & PREEMPT_MASK, 0);
 	KUNIT_EXPECT_PTR_EQ(test, o->running, &o->kp);
 	KUNIT_EXPECT_EQ(test, o->kp.nmissed, 0UL);
 	/* current_kprobe is per CPU: read it where no migration can come. */

@@ -55,7 +55,9 @@
 #include <linux/percpu.h>
 #include <linux/spinlock.h>
 #include <linux/rcupdate.h>
+#include <linux/rculist.h>
 #include <linux/mutex.h>
+#include <linux/hash.h>
 #include <linux/ftrace.h>
 #include <linux/rethook.h>
 #include <asm/sections.h>
@@ -317,6 +319,38 @@ static inline void reset_current_kprobe(void)
 
 void kprobe_busy_begin(void);
 void kprobe_busy_end(void);
+
+/*
+ * The table of live sites, hashed by address.  Only kernel/kprobes.c
+ * changes it; it is here for kprobe_site_at(), which built-in arch code
+ * may use (the table is not exported to modules).
+ */
+#define KPROBE_TABLE_BITS	10
+#define KPROBE_TABLE_SIZE	BIT(KPROBE_TABLE_BITS)
+extern struct hlist_head kprobe_table[KPROBE_TABLE_SIZE];
+
+/**
+ * kprobe_site_at() - get_kprobe(), inlined into a hit path
+ * @addr: the probed address
+ *
+ * Every ftrace-based or optimized hit looks its site up once.  Under
+ * emulation a call and its return cost more than the whole lookup, so
+ * the paths that run on every hit walk the bucket themselves.
+ *
+ * Context: preemption or interrupts off (an RCU read side).
+ * Return: the live site at @addr (lone probe or group), or NULL.
+ */
+static __always_inline struct kprobe *kprobe_site_at(void *addr)
+{
+	struct hlist_head *bucket = &kprobe_table[hash_ptr(addr, KPROBE_TABLE_BITS)];
+	struct kprobe *site;
+
+	hlist_for_each_entry_rcu(site, bucket, hlist) {
+		if (site->addr == addr && !kprobe_gone(site))
+			return site;
+	}
+	return NULL;
+}
 
 int register_kprobe(struct kprobe *p);
 void unregister_kprobe(struct kprobe *p);

@@ -376,7 +376,11 @@ static nokprobe_inline void kpev_record(struct kp_event *kev,
 					struct trace_event_file *file)
 {
 	size_t head = kpev_head_size(kev);
-	struct trace_event_buffer fbuf;
+	/*
+	 * Filled in by trace_event_buffer_reserve() before any use.  Left to
+	 * the automatic stack zeroing, it would be a rep stos per hit.
+	 */
+	struct trace_event_buffer fbuf __uninitialized;
 	int dyn;
 	u8 *rec;
 

@@ -815,8 +815,9 @@ NOKPROBE_SYMBOL(kprobe_step_done);
  * @regs: registers as the breakpoint path presents them (regs->ip is the
  *	probed address + 1)
  *
- * Shared by the breakpoint path and the optimized (jump) path, so that both
- * count misses and mark the CPU busy the same way.
+ * The breakpoint path's out-of-line __kprobe_run_pre(): the optimized and
+ * ftrace paths inline that, so that all three count misses and mark the
+ * CPU busy the same way.
  * Context: interrupts off.
  * Return: KPROBE_PRE_MISSED: another probe runs on this CPU, the hit was
  * counted missed; KPROBE_PRE_RAN: handlers ran, @p is still this CPU's
@@ -850,7 +851,7 @@ int kprobe_int3_handler(struct pt_regs *regs)
 	if (kcb->depth && kprobe_step_done(regs, addr, kcb))
 		return 1;
 
-	p = get_kprobe((void *)addr);
+	p = kprobe_site_at((void *)addr);
 	if (!p) {
 		/*
 		 * Disarmed between the trap and this lookup: the original

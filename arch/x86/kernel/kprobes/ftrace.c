@@ -24,32 +24,6 @@
 
 #include "common.h"
 
-/*
- * One hit of an ftrace-based probe; inlined into the ftrace callback,
- * every hit's path.  The handlers must see what an int3 hit would show
- * them: ip just past the (virtual) breakpoint byte for the pre-handler,
- * just past the 5-byte call site for the post-handler.  A pre-handler
- * that returns non-zero has set the ip it wants to resume at, and ftrace
- * honours it (IPMODIFY).
- */
-static __always_inline void kprobe_ftrace_run(struct kprobe *p,
-					      unsigned long site,
-					      struct pt_regs *regs)
-{
-	unsigned long resume = regs->ip;
-
-	regs->ip = site + INT3_INSN_SIZE;
-	switch (__kprobe_run_pre(p, regs)) {
-	case KPROBE_PRE_SKIP:
-		return;
-	case KPROBE_PRE_RAN:
-		regs->ip = site + MCOUNT_INSN_SIZE;
-		__kprobe_run_post(p, regs);
-		break;
-	}
-	regs->ip = resume;
-}
-
 /**
  * kprobe_ftrace_handler() - the callback of the core's kprobes ftrace_ops
  * @ip: the probed function's ftrace call site
@@ -66,6 +40,13 @@ static __always_inline void kprobe_ftrace_run(struct kprobe *p,
  * Disabling preemption is all the per-CPU state and the RCU-protected
  * lookup need.
  *
+ * The handlers see what an int3 hit would show them: regs->ip just past
+ * the (virtual) breakpoint byte for the pre_handler, past the 5-byte call
+ * site for the post_handler.  ftrace entered with regs->ip at that same
+ * place past the call site, so no copy of it is kept: leaving it there
+ * resumes the function.  A pre_handler that returns non-zero has set the
+ * ip it wants to resume at, and ftrace honours it (IPMODIFY).
+ *
  * Context: any the probed function runs in; preemption off inside.
  */
 void notrace kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
@@ -74,14 +55,21 @@ void notrace kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 {
 	struct pt_regs *regs = ftrace_get_regs(fregs);
 	struct kprobe *p;
+	int ran;
 
 	if (unlikely(READ_ONCE(kprobe_ftrace_disabled) || !regs))
 		return;
 	preempt_disable_notrace();
 	/* A disabled site runs no handler there; see __kprobe_run_pre(). */
-	p = get_kprobe((kprobe_opcode_t *)ip);
-	if (likely(p))
-		kprobe_ftrace_run(p, ip, regs);
+	p = kprobe_site_at((kprobe_opcode_t *)ip);
+	if (likely(p)) {
+		regs->ip = ip + INT3_INSN_SIZE;
+		ran = __kprobe_run_pre(p, regs);
+		if (ran != KPROBE_PRE_SKIP)
+			regs->ip = ip + MCOUNT_INSN_SIZE;
+		if (ran == KPROBE_PRE_RAN)
+			__kprobe_run_post(p, regs);
+	}
 	preempt_enable_notrace();
 }
 

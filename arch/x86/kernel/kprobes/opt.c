@@ -137,31 +137,36 @@ NOKPROBE_SYMBOL(kprobe_opt_common);
 
 /*
  * Called from kprobe_opt_common() with the registers of the probed code
- * and @copy, the copies of the detour the CPU came through.  Interrupts
- * are turned off as on the breakpoint path, which also makes the handlers
- * an RCU read-side section for unregistration to wait on.  The site is
- * looked up, and its handlers run only if that detour is still the
- * site's: a CPU can be held up between the jump and here (preempted, or
- * a long interrupt) past the grace period of an unregistration and the
- * registration of a new probe at the address, whose handlers must not
- * run from a detour that was never theirs (a breakpoint site's
- * post_handler would not follow).  Such a hit runs only the copies.
+ * and @copy, the copies of the detour the CPU came through.  Preemption
+ * is disabled, as on the ftrace path: that keeps the per-CPU state ours
+ * and makes the handlers an RCU read-side section for unregistration to
+ * wait on.  Interrupts keep the state the probed code had; toggling them
+ * costs more than the rest of the callback under emulation, and an
+ * interrupt that hits a probe meanwhile finds this one running and is
+ * counted missed, as in any other handler.
+ *
+ * The site is looked up, and its handlers run only if that detour is
+ * still the site's: a CPU can be held up between the jump and here
+ * (preempted, or a long interrupt) past the grace period of an
+ * unregistration and the registration of a new probe at the address,
+ * whose handlers must not run from a detour that was never theirs (a
+ * breakpoint site's post_handler would not follow).  Such a hit runs only
+ * the copies.
  */
 __visible void notrace kprobe_opt_callback(struct pt_regs *regs,
 					   kprobe_opcode_t *copy)
 {
 	void *addr = (void *)(regs->ip - INT3_INSN_SIZE);
 	struct optimized_kprobe *op;
-	unsigned long flags;
 	struct kprobe *p;
 
-	local_irq_save(flags);
-	p = get_kprobe(addr);
+	preempt_disable_notrace();
+	p = kprobe_site_at(addr);
 	op = p ? READ_ONCE(p->opt) : NULL;
 	if (op && READ_ONCE(op->optinsn.copy) == copy &&
 	    __kprobe_run_pre(p, regs) == KPROBE_PRE_RAN)
 		reset_current_kprobe();
-	local_irq_restore(flags);
+	preempt_enable_notrace();
 }
 
 NOKPROBE_SYMBOL(kprobe_opt_callback);
