@@ -271,15 +271,7 @@ static nokprobe_inline struct hlist_head *kprobe_bucket(const void *addr)
  */
 notrace struct kprobe *get_kprobe(void *addr)
 {
-	struct kprobe *site;
-
-	hlist_for_each_entry_rcu(site, kprobe_bucket(addr), hlist,
-				 lockdep_is_held(&kprobe_mutex)) {
-		if (site->addr != addr || kprobe_gone(site))
-			continue;
-		return site;
-	}
-	return NULL;
+	return __kprobe_site_at(addr, lockdep_is_held(&kprobe_mutex));
 }
 
 NOKPROBE_SYMBOL(get_kprobe);

@@ -329,6 +329,26 @@ void kprobe_busy_end(void);
 #define KPROBE_TABLE_SIZE	BIT(KPROBE_TABLE_BITS)
 extern struct hlist_head kprobe_table[KPROBE_TABLE_SIZE];
 
+/*
+ * The one walk of a bucket.  @cond: what besides an RCU read side makes
+ * the walk safe (get_kprobe() passes kprobe_mutex); only lockdep reads it.
+ */
+#define __kprobe_site_at(where, cond)					\
+({									\
+	void *__addr = (where);						\
+	struct kprobe *__site, *__found = NULL;				\
+									\
+	hlist_for_each_entry_rcu(__site,				\
+		&kprobe_table[hash_ptr(__addr, KPROBE_TABLE_BITS)],	\
+		hlist, cond) {						\
+		if (__site->addr == __addr && !kprobe_gone(__site)) {	\
+			__found = __site;				\
+			break;						\
+		}							\
+	}								\
+	__found;							\
+})
+
 /**
  * kprobe_site_at() - get_kprobe(), inlined into a hit path
  * @addr: the probed address
@@ -342,14 +362,7 @@ extern struct hlist_head kprobe_table[KPROBE_TABLE_SIZE];
  */
 static __always_inline struct kprobe *kprobe_site_at(void *addr)
 {
-	struct hlist_head *bucket = &kprobe_table[hash_ptr(addr, KPROBE_TABLE_BITS)];
-	struct kprobe *site;
-
-	hlist_for_each_entry_rcu(site, bucket, hlist) {
-		if (site->addr == addr && !kprobe_gone(site))
-			return site;
-	}
-	return NULL;
+	return __kprobe_site_at(addr, false);
 }
 
 int register_kprobe(struct kprobe *p);
