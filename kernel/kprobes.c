@@ -2683,7 +2683,8 @@ EXPORT_SYMBOL_GPL(enable_kprobe);
 #ifdef CONFIG_KRETPROBES
 
 static inline void *kretprobe_newest(struct kretprobe *rp);
-static inline struct kretprobe_instance *kretprobe_pool_take(void *pool);
+static __always_inline struct kretprobe_instance *
+kretprobe_pool_take(void *pool);
 static struct kretprobe_instance *kretprobe_take_spare(struct kretprobe *rp,
 						       void *tried);
 
@@ -2712,6 +2713,22 @@ kretprobe_take(struct kretprobe *rp)
 #ifdef CONFIG_KRETPROBE_ON_RETHOOK
 
 /*
+ * rethook_hook(), in line where the architecture says how: the node goes
+ * on the task's list of diverted returns, which rethook's trampoline pops
+ * and unwinders read.
+ */
+static __always_inline void kretprobe_follow(struct rethook_node *node,
+					     struct pt_regs *regs)
+{
+#ifdef arch_kretprobe_divert
+	arch_kretprobe_divert(regs, &node->ret_addr, &node->frame);
+	__llist_add(&node->llist, &current->rethooks);
+#else
+	rethook_hook(node, regs, false);
+#endif
+}
+
+/*
  * A kretprobe is a kprobe on the function entry whose pre_handler takes an
  * instance from the kretprobe's rethook pool and diverts the return address
  * to the rethook trampoline.  The rethook keeps the real return address on
@@ -2729,7 +2746,7 @@ static int notrace kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 	ri->task = current;
 	follow = !rp->entry_handler || !rp->entry_handler(ri, regs);
 	if (follow)
-		rethook_hook(&ri->node, regs, false);
+		kretprobe_follow(&ri->node, regs);
 	else
 		rethook_recycle(&ri->node);
 	return 0;
@@ -2783,10 +2800,37 @@ static inline void *kretprobe_newest(struct kretprobe *rp)
 	return READ_ONCE(rp->rh);
 }
 
-static inline struct kretprobe_instance *kretprobe_pool_take(void *pool)
+/*
+ * rethook_try_get() without the call: nothing from a stopped pool (its
+ * handler is cleared first, see kretprobe_pool_stop()), nor where RCU is
+ * not watching, since instances are freed after a grace period.  The
+ * latter can only happen with the configurations under which rethook
+ * checks it too.
+ *
+ * This CPU's slot of the pool is tried first without the interrupt
+ * toggling of objpool_pop().  Taking from a slot is a compare-and-swap
+ * that other CPUs may race with at any time, so an interrupt or NMI that
+ * takes or returns an instance here meanwhile only makes it retry; it is
+ * returning (objpool_push()) that needs interrupts off, and rethook does
+ * that.  Callers run with preemption off, but migrating would be harmless
+ * too: any slot may be taken from.  An empty slot falls back to
+ * rethook_try_get(), which looks through the others.
+ */
+static __always_inline struct kretprobe_instance *
+kretprobe_pool_take(void *pool)
 {
-	struct rethook_node *rhn = rethook_try_get(pool);
+	struct rethook *rh = pool;
+	struct rethook_node *rhn;
 
+	if (unlikely(!rcu_access_pointer(rh->handler)))
+		return NULL;
+	if ((IS_ENABLED(CONFIG_FTRACE_VALIDATE_RCU_IS_WATCHING) ||
+	     IS_ENABLED(CONFIG_KPROBE_EVENTS_ON_NOTRACE)) &&
+	    unlikely(!rcu_is_watching()))
+		return NULL;
+	rhn = __objpool_try_get_slot(&rh->pool, raw_smp_processor_id());
+	if (unlikely(!rhn))
+		rhn = rethook_try_get(rh);
 	return rhn ? container_of(rhn, struct kretprobe_instance, node) : NULL;
 }
 
