@@ -2713,16 +2713,22 @@ kretprobe_take(struct kretprobe *rp)
 #ifdef CONFIG_KRETPROBE_ON_RETHOOK
 
 /*
- * rethook_hook(), in line where the architecture says how: the node goes
- * on the task's list of diverted returns, which rethook's trampoline pops
- * and unwinders read.
+ * rethook_hook() in line, where the architecture says where the return
+ * address is kept (this must stay in step with rethook_hook()).  The node
+ * is on the task's list of diverted returns before the return address is
+ * redirected, so that an unwinder interrupting us (an NMI taking a stack
+ * trace) finds either the real return address or the node holding it.
  */
 static __always_inline void kretprobe_follow(struct rethook_node *node,
 					     struct pt_regs *regs)
 {
-#ifdef arch_kretprobe_divert
-	arch_kretprobe_divert(regs, &node->ret_addr, &node->frame);
+#ifdef arch_kretprobe_return_slot
+	unsigned long *slot = arch_kretprobe_return_slot(regs, &node->frame);
+
+	node->ret_addr = *slot;
 	__llist_add(&node->llist, &current->rethooks);
+	barrier();
+	*slot = (unsigned long)arch_rethook_trampoline;
 #else
 	rethook_hook(node, regs, false);
 #endif
@@ -2807,14 +2813,16 @@ static inline void *kretprobe_newest(struct kretprobe *rp)
  * latter can only happen with the configurations under which rethook
  * checks it too.
  *
- * This CPU's slot of the pool is tried first without the interrupt
- * toggling of objpool_pop().  Taking from a slot is a compare-and-swap
- * that other CPUs may race with at any time, so an interrupt or NMI that
- * takes or returns an instance here meanwhile only makes it retry; it is
- * returning (objpool_push()) that needs interrupts off, and rethook does
- * that.  Callers run with preemption off, but migrating would be harmless
- * too: any slot may be taken from.  An empty slot falls back to
- * rethook_try_get(), which looks through the others.
+ * This CPU's slot of the pool is tried first, without the interrupt
+ * toggling of objpool_pop().  Taking is a compare-and-swap on the slot's
+ * head, which other CPUs race with anyway: an interrupt or NMI here that
+ * takes from the same slot only makes ours retry, and one that returns an
+ * instance writes at the slot's tail, never at the entry being taken (a
+ * slot holds at most the pool's size).  It is returning that needs
+ * interrupts off, two returns on one slot being unsafe, and
+ * objpool_push() disables them itself.  Callers run with preemption off,
+ * but migrating would be harmless too: any slot may be taken from.  An
+ * empty slot falls back to rethook_try_get(), which tries them all.
  */
 static __always_inline struct kretprobe_instance *
 kretprobe_pool_take(void *pool)
@@ -3096,7 +3104,8 @@ static inline void *kretprobe_newest(struct kretprobe *rp)
 	return READ_ONCE(rp->pool);
 }
 
-static inline struct kretprobe_instance *kretprobe_pool_take(void *pool)
+static __always_inline struct kretprobe_instance *
+kretprobe_pool_take(void *pool)
 {
 	struct kretprobe_pool *krp = pool;
 	struct kretprobe_instance *ri = objpool_pop(&krp->objpool);

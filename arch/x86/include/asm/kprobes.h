@@ -167,25 +167,21 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
 __visible void kprobe_opt_callback(struct pt_regs *regs, kprobe_opcode_t *copy);
 
 #ifdef CONFIG_KRETPROBE_ON_RETHOOK
-void arch_rethook_trampoline(void);
-
 /*
- * What arch_rethook_prepare() records of an x86 function entry, done in
- * line by the kretprobe entry path (kretprobe_entry()), which saves two
- * calls per hit: at entry the return address is the word @regs->sp points
- * at.  The word is redirected to rethook's trampoline; @ret_addr and
- * @frame get what the trampoline and the unwinders look up.
+ * Where an x86 function keeps its return address on entry: the word
+ * @regs->sp points at, at a breakpoint on the first instruction and in the
+ * ftrace callback alike.  The kretprobe entry path (kretprobe_follow())
+ * diverts it there itself, which saves the two calls of rethook_hook()
+ * per hit.  @frame gets what arch_rethook_prepare() records as the
+ * node's frame, the word's address: the two must stay in step
+ * (arch/x86/kernel/rethook.c).
  */
-#define arch_kretprobe_divert arch_kretprobe_divert
-static __always_inline void arch_kretprobe_divert(struct pt_regs *regs,
-						  unsigned long *ret_addr,
-						  unsigned long *frame)
+#define arch_kretprobe_return_slot arch_kretprobe_return_slot
+static __always_inline unsigned long *
+arch_kretprobe_return_slot(struct pt_regs *regs, unsigned long *frame)
 {
-	unsigned long *top = (unsigned long *)regs->sp;
-
-	*ret_addr = *top;
 	*frame = regs->sp;
-	*top = (unsigned long)arch_rethook_trampoline;
+	return (unsigned long *)regs->sp;
 }
 #endif
 
