@@ -249,11 +249,6 @@ static nokprobe_inline struct kprobe_group *to_kprobe_group(struct kprobe *p)
 	return container_of(p, struct kprobe_group, kp);
 }
 
-static nokprobe_inline struct hlist_head *kprobe_bucket(const void *addr)
-{
-	return &kprobe_table[hash_ptr(addr, KPROBE_TABLE_BITS)];
-}
-
 /*
  * What every hit runs (the lookup, the miss counters, the group and
  * kretprobe handlers) is notrace: the function tracer has no business in

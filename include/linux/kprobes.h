@@ -329,6 +329,11 @@ void kprobe_busy_end(void);
 #define KPROBE_TABLE_SIZE	BIT(KPROBE_TABLE_BITS)
 extern struct hlist_head kprobe_table[KPROBE_TABLE_SIZE];
 
+static __always_inline struct hlist_head *kprobe_bucket(const void *addr)
+{
+	return &kprobe_table[hash_ptr(addr, KPROBE_TABLE_BITS)];
+}
+
 /*
  * The one walk of a bucket.  @cond: what besides an RCU read side makes
  * the walk safe (get_kprobe() passes kprobe_mutex); only lockdep reads it.
@@ -338,9 +343,8 @@ extern struct hlist_head kprobe_table[KPROBE_TABLE_SIZE];
 	void *__addr = (where);						\
 	struct kprobe *__site, *__found = NULL;				\
 									\
-	hlist_for_each_entry_rcu(__site,				\
-		&kprobe_table[hash_ptr(__addr, KPROBE_TABLE_BITS)],	\
-		hlist, cond) {						\
+	hlist_for_each_entry_rcu(__site, kprobe_bucket(__addr),		\
+				 hlist, cond) {				\
 		if (__site->addr == __addr && !kprobe_gone(__site)) {	\
 			__found = __site;				\
 			break;						\
@@ -353,9 +357,10 @@ extern struct hlist_head kprobe_table[KPROBE_TABLE_SIZE];
  * kprobe_site_at() - get_kprobe(), inlined into a hit path
  * @addr: the probed address
  *
- * Every ftrace-based or optimized hit looks its site up once.  Under
- * emulation a call and its return cost more than the whole lookup, so
- * the paths that run on every hit walk the bucket themselves.
+ * Every ftrace-based or optimized hit looks its site up once.  A call
+ * and its return (through the return thunk where retbleed mitigations
+ * are on) cost about as much as the walk of a short bucket, so the paths
+ * that run on every hit walk it themselves.
  *
  * Context: preemption or interrupts off (an RCU read side).
  * Return: the live site at @addr (lone probe or group), or NULL.

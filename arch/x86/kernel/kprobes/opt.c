@@ -140,9 +140,9 @@ NOKPROBE_SYMBOL(kprobe_opt_common);
  * and @copy, the copies of the detour the CPU came through.  Preemption
  * is disabled, as on the ftrace path: that keeps the per-CPU state ours
  * and makes the handlers an RCU read-side section for unregistration to
- * wait on.  Interrupts keep the state the probed code had; toggling them
- * costs more than the rest of the callback under emulation, and an
- * interrupt that hits a probe meanwhile finds this one running and is
+ * wait on.  Interrupts keep the state the probed code had: restoring the
+ * flag (popf or sti) would cost more than the rest of the callback, and
+ * an interrupt that hits a probe meanwhile finds this one running and is
  * counted missed, as in any other handler.
  *
  * The site is looked up, and its handlers run only if that detour is
