@@ -51,6 +51,7 @@
 #include <linux/delay.h>
 #include <linux/ftrace.h>
 #include <linux/jump_label.h>
+#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
@@ -1153,6 +1154,69 @@ static void kprobe_post_handler_regs(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p->pre_ax, 0x100UL);
 	KUNIT_EXPECT_EQ(test, p->post_ax, 0x100UL + 0x55);
 	KUNIT_EXPECT_EQ(test, p->post_ip, (unsigned long)next);
+}
+
+#ifdef CONFIG_STACKTRACE
+/* What kprobe_post_handler_unwinds() records from its post_handler. */
+static unsigned long kpt_step_trace[32];
+static unsigned int kpt_step_trace_len;
+static unsigned long kpt_step_post_ip;
+
+static void kpt_post_save_trace(struct kprobe *kp, struct pt_regs *regs,
+				unsigned long flags)
+{
+	kpt_step_post_ip = regs->ip;
+	kpt_step_trace_len = stack_trace_save(kpt_step_trace,
+					      ARRAY_SIZE(kpt_step_trace), 0);
+}
+
+/* The function the unwind must reach past the probed one. */
+static noinline __noipa unsigned long kpt_step_trace_caller(unsigned long x)
+{
+	return kpt_asm_regs(x) + 1;
+}
+
+/* Does the trace hold an address inside the function named @name? */
+static bool kpt_step_trace_in(const char *name)
+{
+	char sym[KSYM_SYMBOL_LEN];
+	size_t len = strlen(name);
+	unsigned int i;
+
+	for (i = 0; i < kpt_step_trace_len; i++) {
+		sprint_symbol(sym, kpt_step_trace[i]);
+		if (!strncmp(sym, name, len) && sym[len] == '+')
+			return true;
+	}
+	return false;
+}
+#endif
+
+/*
+ * A post_handler of a stepped copy runs after the copy has called back
+ * into kprobes (no second trap on 64-bit): a stack trace taken there
+ * still shows the probed function at the next instruction, and its
+ * caller.
+ */
+static void kprobe_post_handler_unwinds(struct kunit *test)
+{
+#ifdef CONFIG_STACKTRACE
+	void *site = kpt_site(kpt_asm_regs, kpt_asm_regs_sites, 1);
+	void *next = kpt_site(kpt_asm_regs, kpt_asm_regs_sites, 2);
+	struct kpt_probe *p = kpt_probe_new(test, site, true);
+
+	p->kp.post_handler = kpt_post_save_trace;
+	kpt_step_trace_len = 0;
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &p->kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_step_trace_caller(0x100),
+			0x100UL + 0x55 + 0x1234 + 1);
+	KUNIT_EXPECT_EQ(test, kpt_step_post_ip, (unsigned long)next);
+	KUNIT_ASSERT_GT(test, kpt_step_trace_len, 0U);
+	KUNIT_EXPECT_TRUE(test, kpt_step_trace_in("kpt_asm_regs"));
+	KUNIT_EXPECT_TRUE(test, kpt_step_trace_in("kpt_step_trace_caller"));
+#else
+	kunit_skip(test, "needs CONFIG_STACKTRACE");
+#endif
 }
 
 static void kprobe_pre_handler_moves_ip(struct kunit *test)
@@ -3794,6 +3858,7 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kprobe_pre_post_order),
 #ifdef CONFIG_X86_64
 	KUNIT_CASE(kprobe_post_handler_regs),
+	KUNIT_CASE(kprobe_post_handler_unwinds),
 	KUNIT_CASE(kprobe_pre_handler_moves_ip),
 #endif
 	KUNIT_CASE(kprobe_nmissed_nested),

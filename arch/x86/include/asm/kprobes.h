@@ -21,15 +21,18 @@ typedef u8 kprobe_opcode_t;
 /*
  * Each out-of-line slot holds two copies of the probed instruction:
  *
- *   [0, len)                copy run with a single-step trap behind it
- *   [len]                   int3: "the copy has run", back to the core
+ *   [0, len)                the stepped copy: run with interrupts off
+ *                           while the probe stays this CPU's running one
+ *   [len]                   "the copy has run", back to the core: on
+ *                           64-bit a call to kprobe_step_common (no trap),
+ *                           on 32-bit an int3
  *   [KPROBE_BOOST_OFFSET..] copy followed by a jmp back to the probed
  *                           function, used when nothing has to happen after
  *                           the instruction (no post_handler), saving a trap
  *                           ("boosting")
  */
 #define KPROBE_INSN_SLOT_SIZE	40
-#define KPROBE_BOOST_OFFSET	16
+#define KPROBE_BOOST_OFFSET	20
 
 /*
  * A jump-optimization detour buffer (see arch/x86/kernel/kprobes/opt.c):

@@ -7,8 +7,11 @@
 
 #include <linux/stddef.h>
 #include <linux/stringify.h>
+#include <linux/linkage.h>
 #include <asm/asm.h>
 #include <asm/ptrace.h>
+#include <asm/segment.h>
+#include <asm/unwind_hints.h>
 
 /*
  * SAVE_REGS_STRING / RESTORE_REGS_STRING turn a hand-made stack frame into
@@ -127,6 +130,40 @@ static_assert(sizeof(struct pt_regs) == KPROBE_REGS_SIZE);
 	KPROBE_LOAD(r15, KPROBE_REGS_R15)	\
 	"	leaq " KPROBE_REGS_BELOW_FLAGS "(%rsp), %rsp\n"
 
+/*
+ * A trampoline that a slot or a detour reaches with a call, and that
+ * returns with the ret of that call, keeps its pt_regs right below the
+ * return address: the return address is at KPROBE_CALLED_RET, the stack
+ * pointer of the probed code at KPROBE_CALLED_SP.
+ *
+ * KPROBE_CALLED_SAVE builds that pt_regs: the ss and sp slots are
+ * reserved with lea, not sub, so that pushfq saves the probed code's
+ * flags; sp, cs, ss and orig_ax are filled in, ip is left to the caller.
+ * KPROBE_CALLED_RESTORE takes the registers (flags included) back from it
+ * and returns.
+ */
+#define KPROBE_CALLED_RET	KPROBE_REGS_SIZE
+#define KPROBE_CALLED_SP	(KPROBE_REGS_SIZE + 8)
+
+#define KPROBE_CALLED_SAVE						\
+	"	leaq -16(%rsp), %rsp\n"					\
+	"	pushfq\n"							\
+	SAVE_REGS_STRING						\
+	"	leaq " __stringify(KPROBE_CALLED_SP) "(%rsp), %rax\n"	\
+	"	movq %rax, " __stringify(KPROBE_REGS_SP) "(%rsp)\n"		\
+	"	movq $" __stringify(__KERNEL_CS) ", "				\
+		__stringify(KPROBE_REGS_CS) "(%rsp)\n"			\
+	"	movq $" __stringify(__KERNEL_DS) ", "				\
+		__stringify(KPROBE_REGS_SS) "(%rsp)\n"			\
+	"	movq $-1, " __stringify(KPROBE_REGS_ORIG_AX) "(%rsp)\n"
+
+#define KPROBE_CALLED_RESTORE						\
+	RESTORE_REGS_STRING						\
+	"	popfq\n"							\
+	"	leaq 16(%rsp), %rsp\n"					\
+	UNWIND_HINT_FUNC						\
+	ASM_RET
+
 #else /* CONFIG_X86_32 */
 
 #ifdef CONFIG_FRAME_POINTER
@@ -238,6 +275,15 @@ int kprobe_fix_riprel(struct insn *insn, u8 *copy, unsigned long addr,
 
 /* What every jump-optimization detour calls; opt.c, not C-callable. */
 void kprobe_opt_common(void);
+
+#ifdef CONFIG_X86_64
+/*
+ * What every stepped copy calls once it has run (core.c; the first is
+ * not C-callable, the second is what it calls).
+ */
+void kprobe_step_common(void);
+__visible void kprobe_step_callback(struct pt_regs *regs);
+#endif
 
 /* The core kernel's exception table, sorted by instruction address. */
 extern struct exception_table_entry __start___ex_table[];

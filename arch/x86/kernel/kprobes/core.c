@@ -10,17 +10,21 @@
  *    that touch the interrupt flag: jmp/jcc/call rel, call/jmp *%reg,
  *    loop/jrcxz, ret, cli, pushf, popf.  The post_handler runs right away.
  *  - boosted: the CPU returns from the trap into the second copy in the
- *    instruction's slot, which ends with a jmp back to the next instruction.
- *    No second trap; used when no post_handler waits and the instruction
- *    has no exception-table entry.  Interrupts stay as they were, so a task
- *    can be preempted inside the slot: slots are recycled only after a
- *    tasks-RCU grace period (see kernel/kprobes.c).
- *  - stepped: the CPU returns with interrupts off into the first copy, which
- *    is followed by an int3.  That trap comes back here, restores the
- *    interrupt flag and the instruction pointer and runs the post_handler.
- *    With interrupts off nothing else runs on this CPU in between except
- *    NMIs, which may hit probes themselves: those nest, see
- *    struct kprobe_ctlblk.
+ *    instruction's slot, which ends with a jmp back to the next
+ *    instruction.  Nothing of ours runs after it; used when no post_handler
+ *    waits and the instruction has no exception-table entry.  Interrupts
+ *    stay as they were, so a task can be preempted inside the slot: slots
+ *    are recycled only after a tasks-RCU grace period (see
+ *    kernel/kprobes.c).
+ *  - stepped: the CPU returns with interrupts off into the first copy, with
+ *    the probe still this CPU's running one, so that a fault of the copy
+ *    is seen as the original instruction's.  On 64-bit the copy is
+ *    followed by a call to kprobe_step_common, which saves the registers
+ *    and comes back here (a call costs far less than a second trap); on
+ *    32-bit by an int3.  Either way the interrupt flag and the instruction
+ *    pointer are restored and the post_handler runs.  With interrupts off
+ *    nothing else runs on this CPU in between except NMIs, which may hit
+ *    probes themselves: those nest, see struct kprobe_ctlblk.
  *
  * Copies in slots have RIP-relative displacements rewritten.  Instruction
  * pointers stay what the probed code expects: regs->ip in a pre_handler is
@@ -59,8 +63,10 @@
 #include <linux/set_memory.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/objtool.h>
 
 #include <asm/alternative.h>
+#include <asm/orc_types.h>
 #include <asm/text-patching.h>
 #include <asm/insn.h>
 #include <asm/ibt.h>
@@ -344,6 +350,32 @@ int kprobe_fix_riprel(struct insn *insn, u8 *copy, unsigned long addr,
 	return 0;
 }
 
+#ifdef CONFIG_X86_64
+/*
+ * Write the way out of a stepped copy at @at, to run at @where: a call
+ * to kprobe_step_common.  Slots sit in the module area, within a rel32 of
+ * kernel text.
+ */
+static int kprobe_step_exit(u8 *at, unsigned long where)
+{
+	s64 rel = (s64)(unsigned long)kprobe_step_common -
+		  (s64)(where + CALL_INSN_SIZE);
+	s32 rel32 = rel;
+
+	if (rel != rel32)
+		return -EOPNOTSUPP;
+	at[0] = CALL_INSN_OPCODE;
+	memcpy(at + 1, &rel32, sizeof(rel32));
+	return 0;
+}
+#else
+/* 32-bit: the int3 the slot is filled with is the way out. */
+static int kprobe_step_exit(u8 *at, unsigned long where)
+{
+	return 0;
+}
+#endif
+
 /* Write the stepped and the boosted copy of @insn into @p's slot. */
 static int kprobe_fill_slot(struct kprobe *p, struct insn *insn, const u8 *orig)
 {
@@ -357,13 +389,16 @@ static int kprobe_fill_slot(struct kprobe *p, struct insn *insn, const u8 *orig)
 	s64 rel;
 	int ret;
 
-	BUILD_BUG_ON(MAX_INSN_SIZE + INT3_INSN_SIZE > KPROBE_BOOST_OFFSET);
+	BUILD_BUG_ON(MAX_INSN_SIZE + CALL_INSN_SIZE > KPROBE_BOOST_OFFSET);
 	BUILD_BUG_ON(KPROBE_BOOST_OFFSET + MAX_INSN_SIZE + JMP32_INSN_SIZE >
 		     KPROBE_INSN_SLOT_SIZE);
 	memset(image, INT3_INSN_OPCODE, sizeof(image));
 
 	memcpy(image, orig, insn->length);
 	ret = kprobe_fix_riprel(insn, image, addr, slot);
+	if (ret)
+		return ret;
+	ret = kprobe_step_exit(image + insn->length, slot + insn->length);
 	if (ret)
 		return ret;
 
@@ -385,7 +420,10 @@ static int kprobe_fill_slot(struct kprobe *p, struct insn *insn, const u8 *orig)
 	jmp[0] = JMP32_INSN_OPCODE;
 	memcpy(jmp + 1, &rel32, sizeof(rel32));
 
-	/* A fault must be fixed up at the original address: trap after it. */
+	/*
+	 * A fault must be fixed up at the original address: only the
+	 * stepped copy, run while the probe is marked running, gets that.
+	 */
 	ai->boostable = !search_exception_tables(addr);
 
 	text_poke_copy_locked(ai->slot, image, sizeof(image), false);
@@ -789,25 +827,97 @@ static void kprobe_carry_out(struct kprobe *p, struct pt_regs *regs,
 
 NOKPROBE_SYMBOL(kprobe_carry_out);
 
+/*
+ * The innermost step's copy has run: pop its record and finish the hit
+ * as the probed instruction would have, at the next instruction with the
+ * probed code's interrupt flag.  The record is read before it is popped:
+ * an NMI may take that entry for a step of its own as soon as it is free.
+ */
+static void kprobe_step_finish(struct pt_regs *regs, struct kprobe_ctlblk *kcb)
+{
+	struct kprobe_step *step = &kcb->step[kcb->depth - 1];
+	unsigned long flags_if = step->flags_if;
+	bool nested = step->nested;
+	struct kprobe *p = step->p;
+
+	barrier();
+	kcb->depth--;
+	regs->ip = (unsigned long)p->addr + p->ainsn.len;
+	regs->flags |= flags_if;
+	if (!nested)
+		__kprobe_run_post(p, regs);
+}
+
+NOKPROBE_SYMBOL(kprobe_step_finish);
+
+#ifdef CONFIG_X86_64
+/*
+ * Entered by the call behind a stepped copy (see kprobe_step_exit()),
+ * with interrupts still off and the probe still this CPU's running one:
+ * the end of a step costs a call here instead of a second trap.  The
+ * pt_regs is described to objtool as a register frame, as in
+ * kprobe_opt_common(); its ip points into the slot until the callback
+ * sets the real one.  The ret goes to that ip, and the popfq before it
+ * gives the probed code its interrupt flag back.  Only the call behind a
+ * copy reaches this, hence no ENDBR.
+ */
+asm("	.pushsection .text, \"ax\"\n"
+	"	.type kprobe_step_common, @function\n"
+	"kprobe_step_common:\n"
+	ANNOTATE_NOENDBR
+	KPROBE_CALLED_SAVE
+	"	movq " __stringify(KPROBE_CALLED_RET) "(%rsp), %rax\n"
+	"	movq %rax, " __stringify(KPROBE_REGS_IP) "(%rsp)\n"
+	"	movq %rsp, %rdi\n"
+	UNWIND_HINT(UNWIND_HINT_TYPE_REGS, ORC_REG_SP, 0, 1)
+	"	call kprobe_step_callback\n"
+	UNWIND_HINT(UNWIND_HINT_TYPE_CALL, ORC_REG_SP, KPROBE_CALLED_SP, 0)
+	"	movq " __stringify(KPROBE_REGS_IP) "(%rsp), %rax\n"
+	"	movq %rax, " __stringify(KPROBE_CALLED_RET) "(%rsp)\n"
+	KPROBE_CALLED_RESTORE
+	"	.size kprobe_step_common, . - kprobe_step_common\n"
+	"	.popsection\n"
+);
+
+NOKPROBE_SYMBOL(kprobe_step_common);
+
+/*
+ * Called from kprobe_step_common() with the registers as the copy left
+ * them.  Interrupts are off, so only an NMI can come in between, and an
+ * NMI finishes any step of its own before it returns: the innermost
+ * record is this copy's.  lockdep still holds the interrupt state of the
+ * probed code (the trap's exit restored it before the copy ran with the
+ * flag cleared); it is told the truth while a post_handler runs.
+ */
+__visible void notrace kprobe_step_callback(struct pt_regs *regs)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe_step *step = &kcb->step[kcb->depth - 1];
+	bool lockdep_off = step->flags_if && !step->nested;
+
+	if (lockdep_off)
+		trace_hardirqs_off();
+	kprobe_step_finish(regs, kcb);
+	if (lockdep_off)
+		trace_hardirqs_on();
+}
+
+NOKPROBE_SYMBOL(kprobe_step_callback);
+#else
 /* Is @addr the int3 behind the copy the innermost step is running? */
 static bool kprobe_step_done(struct pt_regs *regs, unsigned long addr,
 			     struct kprobe_ctlblk *kcb)
 {
-	struct kprobe_step *step = &kcb->step[kcb->depth - 1];
-	struct kprobe *p = step->p;
+	struct kprobe *p = kcb->step[kcb->depth - 1].p;
 
 	if (addr != (unsigned long)p->ainsn.slot + p->ainsn.len)
 		return false;
-
-	kcb->depth--;
-	regs->ip = (unsigned long)p->addr + p->ainsn.len;
-	regs->flags |= step->flags_if;
-	if (!step->nested)
-		__kprobe_run_post(p, regs);
+	kprobe_step_finish(regs, kcb);
 	return true;
 }
 
 NOKPROBE_SYMBOL(kprobe_step_done);
+#endif /* CONFIG_X86_64 */
 
 /**
  * kprobe_run_pre() - run a site's pre_handlers for a hit
@@ -848,8 +958,10 @@ int kprobe_int3_handler(struct pt_regs *regs)
 		return 0;
 
 	kcb = get_kprobe_ctlblk();
+#ifdef CONFIG_X86_32
 	if (kcb->depth && kprobe_step_done(regs, addr, kcb))
 		return 1;
+#endif
 
 	p = kprobe_site_at((void *)addr);
 	if (!p) {

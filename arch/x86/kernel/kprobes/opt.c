@@ -87,48 +87,28 @@
 #define KPROBE_OPT_ENTRY	8
 #define KPROBE_OPT_COPY		(KPROBE_OPT_ENTRY + CALL_INSN_SIZE)
 
-/* Stack offsets in kprobe_opt_common, once the pt_regs is complete. */
-#define KPROBE_OPT_RET		KPROBE_REGS_SIZE
-#define KPROBE_OPT_SITE_SP	(KPROBE_REGS_SIZE + 8)
-
 /*
  * Entered by the call at KPROBE_OPT_ENTRY of a detour: the return address
  * is where the detour's copies start, and the stack above it is the
- * probed code's.  The ss and sp slots are reserved with lea, not sub, so
- * that pushfq saves the probed code's flags.  Once the pt_regs is
- * complete it is described to objtool as a register frame: an unwind
- * from a handler continues at regs->ip in the probed function, never
- * through the detour, which has no ORC data.  A direct call reaches this,
- * never an indirect one, hence no ENDBR.
+ * probed code's.  Once the pt_regs is complete it is described to objtool
+ * as a register frame: an unwind from a handler continues at regs->ip in
+ * the probed function, never through the detour, which has no ORC data.
+ * A direct call reaches this, never an indirect one, hence no ENDBR.
  */
 asm("	.pushsection .text, \"ax\"\n"
 	"	.type kprobe_opt_common, @function\n"
 	"kprobe_opt_common:\n"
 	ANNOTATE_NOENDBR
-	"	leaq -16(%rsp), %rsp\n"
-	"	pushfq\n"
-	SAVE_REGS_STRING
-	"	movq " __stringify(KPROBE_OPT_RET) "(%rsp), %rsi\n"
+	KPROBE_CALLED_SAVE
+	"	movq " __stringify(KPROBE_CALLED_RET) "(%rsp), %rsi\n"
 	"	movq " __stringify(KPROBE_OPT_DATA_IP - KPROBE_OPT_COPY)
 		"(%rsi), %rax\n"
 	"	movq %rax, " __stringify(KPROBE_REGS_IP) "(%rsp)\n"
-	"	leaq " __stringify(KPROBE_OPT_SITE_SP) "(%rsp), %rax\n"
-	"	movq %rax, " __stringify(KPROBE_REGS_SP) "(%rsp)\n"
-	"	movq $" __stringify(__KERNEL_CS) ", " __stringify(KPROBE_REGS_CS)
-		"(%rsp)\n"
-	"	movq $" __stringify(__KERNEL_DS) ", " __stringify(KPROBE_REGS_SS)
-		"(%rsp)\n"
-	"	movq $-1, " __stringify(KPROBE_REGS_ORIG_AX) "(%rsp)\n"
 	"	movq %rsp, %rdi\n"
 	UNWIND_HINT(UNWIND_HINT_TYPE_REGS, ORC_REG_SP, 0, 1)
 	"	call kprobe_opt_callback\n"
-	UNWIND_HINT(UNWIND_HINT_TYPE_CALL, ORC_REG_SP,
-		    KPROBE_OPT_SITE_SP, 0)
-	RESTORE_REGS_STRING
-	"	popfq\n"
-	"	leaq 16(%rsp), %rsp\n"
-	UNWIND_HINT_FUNC
-	ASM_RET
+	UNWIND_HINT(UNWIND_HINT_TYPE_CALL, ORC_REG_SP, KPROBE_CALLED_SP, 0)
+	KPROBE_CALLED_RESTORE
 	"	.size kprobe_opt_common, . - kprobe_opt_common\n"
 	"	.popsection\n"
 );
