@@ -1219,6 +1219,30 @@ static void kprobe_post_handler_unwinds(struct kunit *test)
 #endif
 }
 
+/* Resume at the last addq of kpt_asm_regs with %rdx = 7. */
+static void kpt_post_moves_ip(struct kprobe *kp, struct pt_regs *regs,
+			      unsigned long flags)
+{
+	regs->ip = (unsigned long)kpt_site(kpt_asm_regs, kpt_asm_regs_sites, 3);
+	regs->dx = 7;
+}
+
+/*
+ * What a post_handler writes into the registers of a stepped copy is
+ * where the probed code goes on, as after a trap: here the "movq $0x1234,
+ * %rdx" after the probed instruction is skipped.
+ */
+static void kprobe_post_handler_moves_ip(struct kunit *test)
+{
+	void *site = kpt_site(kpt_asm_regs, kpt_asm_regs_sites, 1);
+	struct kpt_probe *p = kpt_probe_new(test, site, true);
+
+	p->kp.post_handler = kpt_post_moves_ip;
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &p->kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_asm_regs(0x100), 0x100UL + 0x55 + 7);
+	KUNIT_EXPECT_EQ(test, kpt_asm_regs(0x200), 0x200UL + 0x55 + 7);
+}
+
 static void kprobe_pre_handler_moves_ip(struct kunit *test)
 {
 	void *site = kpt_site(kpt_asm_regs, kpt_asm_regs_sites, 1);
@@ -3859,6 +3883,7 @@ static struct kunit_case kprobes_test_cases[] = {
 #ifdef CONFIG_X86_64
 	KUNIT_CASE(kprobe_post_handler_regs),
 	KUNIT_CASE(kprobe_post_handler_unwinds),
+	KUNIT_CASE(kprobe_post_handler_moves_ip),
 	KUNIT_CASE(kprobe_pre_handler_moves_ip),
 #endif
 	KUNIT_CASE(kprobe_nmissed_nested),

@@ -131,16 +131,17 @@ static_assert(sizeof(struct pt_regs) == KPROBE_REGS_SIZE);
 	"	leaq " KPROBE_REGS_BELOW_FLAGS "(%rsp), %rsp\n"
 
 /*
- * A trampoline that a slot or a detour reaches with a call, and that
- * returns with the ret of that call, keeps its pt_regs right below the
- * return address: the return address is at KPROBE_CALLED_RET, the stack
- * pointer of the probed code at KPROBE_CALLED_SP.
+ * A trampoline that a slot or a detour reaches with a call keeps its
+ * pt_regs right below the return address: the return address is at
+ * KPROBE_CALLED_RET, the stack pointer of the probed code at
+ * KPROBE_CALLED_SP.
  *
  * KPROBE_CALLED_SAVE builds that pt_regs: the ss and sp slots are
  * reserved with lea, not sub, so that pushfq saves the probed code's
  * flags; sp, cs, ss and orig_ax are filled in, ip is left to the caller.
  * KPROBE_CALLED_RESTORE takes the registers (flags included) back from it
- * and returns.
+ * and returns to the return address (the detour's way back; a stepped
+ * copy's goes elsewhere, see kprobe_step_common in core.c).
  */
 #define KPROBE_CALLED_RET	KPROBE_REGS_SIZE
 #define KPROBE_CALLED_SP	(KPROBE_REGS_SIZE + 8)

@@ -854,13 +854,30 @@ NOKPROBE_SYMBOL(kprobe_step_finish);
 /*
  * Entered by the call behind a stepped copy (see kprobe_step_exit()),
  * with interrupts still off and the probe still this CPU's running one:
- * the end of a step costs a call here instead of a second trap.  The
- * pt_regs is described to objtool as a register frame, as in
- * kprobe_opt_common(); its ip points into the slot until the callback
- * sets the real one.  The ret goes to that ip, and the popfq before it
- * gives the probed code its interrupt flag back.  Only the call behind a
- * copy reaches this, hence no ENDBR.
+ * the end of a step costs a call and an iretq instead of a second trap.
+ *
+ * The C side runs with the flags a trap handler would have: the probed
+ * instruction may be a user access between stac and clac, and neither
+ * that AC nor a DF or TF of the probed code is for our code.  Loading
+ * clean flags also keeps objtool's view of AC and DF right.
+ *
+ * The way back is an iretq from the tail of the pt_regs, which is an
+ * iret frame (ip, cs, flags, sp, ss): the next instruction, the stack
+ * pointer (a post_handler may have changed either) and the probed code's
+ * interrupt flag all come back in one step.  A popfq and a ret would let
+ * an interrupt in while the next instruction's address still sat on the
+ * stack as a return address, where an unwinder would take it for a call
+ * site and describe the frame as it was before the probed instruction.
+ *
+ * Once complete, the pt_regs is described to objtool as a register frame,
+ * as in kprobe_opt_common(); its ip points into the slot until the
+ * callback sets the real one.  objtool reads an iretq in a function as
+ * an addition to the stack pointer, after which the next instruction
+ * runs: what follows the iretq only closes the function for objtool and
+ * never runs.  Only the call behind a copy reaches this, hence no ENDBR.
  */
+static_assert(X86_EFLAGS_FIXED == 2);
+
 asm("	.pushsection .text, \"ax\"\n"
 	"	.type kprobe_step_common, @function\n"
 	"kprobe_step_common:\n"
@@ -868,13 +885,18 @@ asm("	.pushsection .text, \"ax\"\n"
 	KPROBE_CALLED_SAVE
 	"	movq " __stringify(KPROBE_CALLED_RET) "(%rsp), %rax\n"
 	"	movq %rax, " __stringify(KPROBE_REGS_IP) "(%rsp)\n"
+	"	pushq $2\n"
+	"	popfq\n"
 	"	movq %rsp, %rdi\n"
 	UNWIND_HINT(UNWIND_HINT_TYPE_REGS, ORC_REG_SP, 0, 1)
 	"	call kprobe_step_callback\n"
-	UNWIND_HINT(UNWIND_HINT_TYPE_CALL, ORC_REG_SP, KPROBE_CALLED_SP, 0)
-	"	movq " __stringify(KPROBE_REGS_IP) "(%rsp), %rax\n"
-	"	movq %rax, " __stringify(KPROBE_CALLED_RET) "(%rsp)\n"
-	KPROBE_CALLED_RESTORE
+	UNWIND_HINT(UNWIND_HINT_TYPE_REGS, ORC_REG_SP, 0, 1)
+	RESTORE_REGS_STRING
+	"	leaq " __stringify(KPROBE_REGS_IP - KPROBE_REGS_FLAGS) "(%rsp), %rsp\n"
+	UNWIND_HINT(UNWIND_HINT_TYPE_REGS_PARTIAL, ORC_REG_SP, 0, 1)
+	"	iretq\n"
+	UNWIND_HINT_FUNC
+	ASM_RET
 	"	.size kprobe_step_common, . - kprobe_step_common\n"
 	"	.popsection\n"
 );
@@ -885,9 +907,10 @@ NOKPROBE_SYMBOL(kprobe_step_common);
  * Called from kprobe_step_common() with the registers as the copy left
  * them.  Interrupts are off, so only an NMI can come in between, and an
  * NMI finishes any step of its own before it returns: the innermost
- * record is this copy's.  lockdep still holds the interrupt state of the
- * probed code (the trap's exit restored it before the copy ran with the
- * flag cleared); it is told the truth while a post_handler runs.
+ * record is this copy's.  Preemption is disabled as around every other
+ * handler (in_atomic() holds).  lockdep still holds the interrupt state
+ * of the probed code (the trap's exit restored it before the copy ran
+ * with the flag cleared); it is told the truth while a post_handler runs.
  */
 __visible void notrace kprobe_step_callback(struct pt_regs *regs)
 {
@@ -895,11 +918,13 @@ __visible void notrace kprobe_step_callback(struct pt_regs *regs)
 	struct kprobe_step *step = &kcb->step[kcb->depth - 1];
 	bool lockdep_off = step->flags_if && !step->nested;
 
+	preempt_disable_notrace();
 	if (lockdep_off)
 		trace_hardirqs_off();
 	kprobe_step_finish(regs, kcb);
 	if (lockdep_off)
 		trace_hardirqs_on();
+	preempt_enable_notrace();
 }
 
 NOKPROBE_SYMBOL(kprobe_step_callback);
