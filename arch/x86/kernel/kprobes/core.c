@@ -21,10 +21,11 @@
  *    is seen as the original instruction's.  On 64-bit the copy is
  *    followed by a call to kprobe_step_common, which saves the registers
  *    and comes back here (a call costs far less than a second trap); on
- *    32-bit by an int3.  Either way the interrupt flag and the instruction
- *    pointer are restored and the post_handler runs.  With interrupts off
- *    nothing else runs on this CPU in between except NMIs, which may hit
- *    probes themselves: those nest, see struct kprobe_ctlblk.
+ *    32-bit by an int3.  Either way the post_handler runs with interrupts
+ *    still off, and the CPU resumes at the next instruction with the
+ *    probed code's interrupt flag.  With interrupts off nothing else runs
+ *    on this CPU in between except NMIs, which may hit probes themselves:
+ *    those nest, see struct kprobe_ctlblk.
  *
  * Copies in slots have RIP-relative displacements rewritten.  Instruction
  * pointers stay what the probed code expects: regs->ip in a pre_handler is
