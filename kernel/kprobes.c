@@ -177,6 +177,7 @@
 #include <linux/irq_work.h>
 #include <linux/rcupdate_wait.h>
 #include <linux/uaccess.h>
+#include <linux/sizes.h>
 #include <linux/string.h>
 #include <linux/sort.h>
 #include <linux/list_sort.h>
@@ -606,6 +607,9 @@ static void kprobe_slot_gc_work_fn(struct work_struct *work)
 		if (chunk->nused)
 			continue;
 		list_del_rcu(&chunk->list);
+		perf_event_ksymbol(PERF_RECORD_KSYMBOL_TYPE_OOL,
+				   (unsigned long)chunk->base,
+				   chunk->npages * PAGE_SIZE, true, c->sym);
 		/* Readers only look at the descriptor, never into the chunk. */
 		kprobe_slot_chunk_unmap(c, chunk);
 		call_rcu(&chunk->rcu, kprobe_slot_chunk_free_rcu);
@@ -681,6 +685,10 @@ static kprobe_opcode_t *kprobe_slot_get(struct kprobe_slot_cache *c)
 	chunk->nused = 1;
 	slot = chunk->base;
 	list_add_rcu(&chunk->list, &c->chunks);
+	/* perf and its decoders learn of new kernel text this way. */
+	perf_event_ksymbol(PERF_RECORD_KSYMBOL_TYPE_OOL,
+			   (unsigned long)chunk->base, npages * PAGE_SIZE,
+			   false, c->sym);
 out:
 	mutex_unlock(&c->mutex);
 	return slot;
@@ -883,17 +891,7 @@ bool __weak arch_within_kprobe_blacklist(unsigned long addr)
 	return false;
 }
 
-/**
- * within_kprobe_blacklist() - may no probe be placed at @addr
- * @addr: a kernel text address
- *
- * Covers NOKPROBE_SYMBOL() functions (kernel and modules), .kprobes.text,
- * noinstr text and the ranges the arch adds.  Also used by hw_breakpoint and
- * kgdb to keep their breakpoints out of the same code.
- * Context: any; lockless.
- * Return: true if @addr is in blacklisted text.
- */
-bool within_kprobe_blacklist(unsigned long addr)
+static bool kprobe_within_ranges(unsigned long addr)
 {
 	if (arch_within_kprobe_blacklist(addr))
 		return true;
@@ -904,6 +902,48 @@ bool within_kprobe_blacklist(unsigned long addr)
 	    addr < (unsigned long)__noinstr_text_end)
 		return true;
 	return kprobe_within_list(addr);
+}
+
+/**
+ * within_kprobe_blacklist() - may no probe be placed at @addr
+ * @addr: a kernel text address
+ *
+ * Covers NOKPROBE_SYMBOL() functions (kernel and modules), .kprobes.text,
+ * noinstr text and the ranges the arch adds, and what the compiler split
+ * off such a function or cloned from it (NAME.cold, NAME.part.N,
+ * NAME.constprop.N, ...): those run its code, found by NAME (the first
+ * of that name, in the same module).  Also used
+ * by hw_breakpoint and kgdb to keep their breakpoints out of the same
+ * code.
+ * Context: any (kgdb asks with every CPU stopped); never sleeps.
+ * Return: true if @addr is in blacklisted text.
+ */
+bool within_kprobe_blacklist(unsigned long addr)
+{
+	char name[KSYM_NAME_LEN], *dot, *modname = NULL;
+	unsigned long parent, size, offset;
+	size_t mlen, nlen;
+
+	if (kprobe_within_ranges(addr))
+		return true;
+	if (!kallsyms_lookup(addr, &size, &offset, &modname, name))
+		return false;
+	dot = strchr(name, '.');
+	if (!dot || dot == name)
+		return false;
+	*dot = '\0';
+	/* A module's parent is looked up in that module: "MOD:NAME". */
+	if (modname) {
+		mlen = strlen(modname);
+		nlen = dot - name;
+		if (mlen + 1 + nlen >= sizeof(name))
+			return false;
+		memmove(name + mlen + 1, name, nlen + 1);
+		memcpy(name, modname, mlen);
+		name[mlen] = ':';
+	}
+	parent = kallsyms_lookup_name(name);
+	return parent && kprobe_within_ranges(parent);
 }
 
 /*
@@ -3140,8 +3180,22 @@ static void kretprobe_pool_free(void *pool)
  * fixed pool of maxactive ones drops the returns of sleeping or deeply
  * recursive functions.  So a kretprobe has a list of pools: the first of
  * maxactive instances, then each new one as large as all before it (at
- * least KRETPROBE_MIN_SPARES), up to KRETPROBE_INSTANCE_LIMIT instances in
- * all (or maxactive, if larger).
+ * least KRETPROBE_MIN_SPARES), up to the limits below.
+ *
+ * Memory: a pool is an objpool, which takes, for every possible CPU, one
+ * vmalloc'ed area (a page at least) for a ring of pointers to all of the
+ * pool's objects (rounded up to a power of two) and that CPU's share of
+ * the objects (kretprobe_pool_bytes()).  So every pool costs at least a
+ * page per possible CPU, 1 MiB on 256 of them, whatever it holds:
+ *  - the default maxactive, max(10, 2 * possible CPUs), is one pool,
+ *    grown to as many instances as its pages hold anyway, and gets its
+ *    reserve only when a call first finds it empty;
+ *  - an explicit maxactive gets exactly that first pool, and a reserve of
+ *    KRETPROBE_MIN_SPARES with it, as the caller asked for a small pool
+ *    and expects growth;
+ *  - growth stops once the pools would cost KRETPROBE_GROWTH_BUDGET more
+ *    than those made at registration, or hold KRETPROBE_INSTANCE_LIMIT
+ *    instances (or maxactive, if larger), or number KRETPROBE_MAX_POOLS.
  *
  * A hit takes from the newest pool (rp->rh or rp->pool), and only when it
  * is empty goes to kretprobe_take_spare(): older pools first, as their
@@ -3159,6 +3213,7 @@ static void kretprobe_pool_free(void *pool)
 #define KRETPROBE_MAX_POOLS	12
 #define KRETPROBE_MIN_SPARES	16
 #define KRETPROBE_INSTANCE_LIMIT	4096
+#define KRETPROBE_GROWTH_BUDGET	SZ_1M
 
 struct kretprobe_spares {
 	struct kretprobe *rp;
@@ -3170,6 +3225,9 @@ struct kretprobe_spares {
 	void *retired;			/* the reserve left at unregistration */
 	int total;			/* instances in all pools and the reserve */
 	int limit;
+	size_t bytes;			/* what they cost (kretprobe_pool_bytes()) */
+	size_t budget;			/* what they may cost */
+	size_t each;			/* bytes of one instance */
 	bool closing;
 	bool full;			/* the limit is reached: no more kicks */
 	struct irq_work kick;
@@ -3238,19 +3296,56 @@ static struct kretprobe_instance *kretprobe_take_spare(struct kretprobe *rp,
 NOKPROBE_SYMBOL(kretprobe_take_spare);
 
 /*
- * Allocates the next reserve unless there is one, the kretprobe is being
- * unregistered, or the limit is reached.  Process context.
+ * What objpool_init() allocates for a pool of @num objects of @each bytes,
+ * by the layout it documents: for every possible CPU, one vmalloc'ed area
+ * with a ring of roundup_pow_of_two(@num) pointers after a small header,
+ * and that CPU's share of the objects.  An estimate for sizing, not an
+ * account: the header is taken as two pointers.
  */
-static int kretprobe_make_reserve(struct kretprobe_spares *s)
+static size_t kretprobe_pool_bytes(int num, size_t each)
+{
+	unsigned int cpus = num_possible_cpus();
+	size_t area = (roundup_pow_of_two(num) + 2) * sizeof(void *) +
+		      DIV_ROUND_UP(num, cpus) * ALIGN(each, sizeof(long));
+
+	return cpus * PAGE_ALIGN(area);
+}
+
+/* @num, or more if a pool of more costs no more pages. */
+static int kretprobe_fill_pool(int num, size_t each)
+{
+	while (num < KRETPROBE_INSTANCE_LIMIT &&
+	       kretprobe_pool_bytes(2 * num, each) <=
+	       kretprobe_pool_bytes(num, each))
+		num *= 2;
+	return num;
+}
+
+/*
+ * Allocates a reserve of up to @num instances unless there is one, the
+ * kretprobe is being unregistered, or the limit is reached.  Process
+ * context.
+ */
+static int kretprobe_make_reserve(struct kretprobe_spares *s, int num)
 {
 	unsigned long flags;
 	void *pool;
-	int num;
+
+	size_t bytes;
 
 	if (READ_ONCE(s->reserve) || READ_ONCE(s->closing))
 		return 0;
-	num = min(max(s->total, KRETPROBE_MIN_SPARES), s->limit - s->total);
+	num = min(num, s->limit - s->total);
+	/* A smaller pool may still fit the budget, down to the floor. */
+	while (num > KRETPROBE_MIN_SPARES &&
+	       s->bytes + kretprobe_pool_bytes(num, s->each) > s->budget)
+		num /= 2;
 	if (num <= 0 || READ_ONCE(s->nr_pools) >= KRETPROBE_MAX_POOLS) {
+		WRITE_ONCE(s->full, true);
+		return 0;
+	}
+	bytes = kretprobe_pool_bytes(num, s->each);
+	if (s->bytes + bytes > s->budget) {
 		WRITE_ONCE(s->full, true);
 		return 0;
 	}
@@ -3260,6 +3355,7 @@ static int kretprobe_make_reserve(struct kretprobe_spares *s)
 	raw_spin_lock_irqsave(&s->lock, flags);
 	if (!s->closing && !s->reserve) {
 		s->total += num;
+		s->bytes += bytes;
 		s->reserve = pool;
 		pool = NULL;
 	}
@@ -3272,8 +3368,10 @@ static int kretprobe_make_reserve(struct kretprobe_spares *s)
 /* A failed allocation is tried again at the next miss. */
 static void kretprobe_grow(struct work_struct *work)
 {
-	kretprobe_make_reserve(container_of(work, struct kretprobe_spares,
-					    grow));
+	struct kretprobe_spares *s = container_of(work, struct kretprobe_spares,
+						  grow);
+
+	kretprobe_make_reserve(s, max(s->total, KRETPROBE_MIN_SPARES));
 }
 
 /*
@@ -3287,12 +3385,12 @@ static void kretprobe_kick(struct irq_work *work)
 		   &container_of(work, struct kretprobe_spares, kick)->grow);
 }
 
-/* The first pool of @num instances, and a reserve. */
-static int kretprobe_alloc_instances(struct kretprobe *rp, int num)
+/* The first pool of @num instances, and a reserve of @spare (or none). */
+static int kretprobe_alloc_instances(struct kretprobe *rp, int num, int spare)
 {
 	struct kretprobe_spares *s;
 	void *pool;
-	int ret;
+	int ret = 0;
 
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
@@ -3307,12 +3405,18 @@ static int kretprobe_alloc_instances(struct kretprobe *rp, int num)
 	s->pools[0] = pool;
 	s->nr_pools = 1;
 	s->total = num;
-	s->limit = max(num, KRETPROBE_INSTANCE_LIMIT);
+	s->limit = max(num + spare, KRETPROBE_INSTANCE_LIMIT);
+	s->each = sizeof(struct kretprobe_instance) + rp->data_size;
+	s->bytes = kretprobe_pool_bytes(num, s->each);
+	s->budget = s->bytes + KRETPROBE_GROWTH_BUDGET;
 	init_irq_work(&s->kick, kretprobe_kick);
 	INIT_WORK(&s->grow, kretprobe_grow);
 	kretprobe_set_newest(rp, pool);
 	rp->spares = s;
-	ret = kretprobe_make_reserve(s);
+	if (spare) {
+		s->budget += kretprobe_pool_bytes(spare, s->each);
+		ret = kretprobe_make_reserve(s, spare);
+	}
 	if (ret) {
 		kretprobe_pool_free(pool);
 		kfree(s);
@@ -3382,9 +3486,9 @@ bool __weak arch_kretprobe_blacklisted(unsigned long addr)
 
 static int kretprobe_prepare(struct kretprobe *rp)
 {
+	int num, spare = KRETPROBE_MIN_SPARES, ret;
 	bool on_entry = false;
 	kprobe_opcode_t *addr;
-	int num, ret;
 
 	addr = kprobe_resolve(rp->kp.addr, rp->kp.symbol_name, rp->kp.offset,
 			      &on_entry);
@@ -3396,9 +3500,14 @@ static int kretprobe_prepare(struct kretprobe *rp)
 		return -E2BIG;
 
 	num = rp->maxactive;
-	if (num <= 0)
-		num = max_t(int, 10, 2 * num_possible_cpus());
-	ret = kretprobe_alloc_instances(rp, num);
+	if (num <= 0) {
+		/* See the instance supply's memory above. */
+		num = kretprobe_fill_pool(max_t(int, 10, 2 * num_possible_cpus()),
+					  sizeof(struct kretprobe_instance) +
+					  rp->data_size);
+		spare = 0;
+	}
+	ret = kretprobe_alloc_instances(rp, num, spare);
 	if (ret)
 		return ret;
 	rp->nmissed = 0;
@@ -3466,11 +3575,26 @@ int register_kretprobes(struct kretprobe **rps, int num)
 }
 EXPORT_SYMBOL_GPL(register_kretprobes);
 
+/* Is @rps[@i] listed before, at a lower index? */
+static bool kretprobe_listed_before(struct kretprobe **rps, int i)
+{
+	int j;
+
+	for (j = 0; j < i; j++)
+		if (rps[j] == rps[i])
+			return true;
+	return false;
+}
+
 /*
  * First half of unregistering @rps: no new entry hits, and returns still
  * pending skip their handlers from then on.  The instances are stopped
  * only once the breakpoints are gone, so that no entry takes one after.
- * Not registered: clear addr, as for kprobes.  kprobe_mutex held.
+ * Not registered: clear addr, as for kprobes.  A kretprobe listed twice
+ * is detached by its first entry; the second finds no site, and must not
+ * clear the addr that tells the stop below it was registered: its
+ * returns would then run the handler past the grace period.
+ * kprobe_mutex held.
  */
 static void kretprobes_detach(struct kretprobe **rps, int num)
 {
@@ -3479,7 +3603,8 @@ static void kretprobes_detach(struct kretprobe **rps, int num)
 
 	site_batch_init(&batch, num);
 	for (i = 0; i < num; i++)
-		if (!kprobe_detach(&rps[i]->kp, &batch))
+		if (!kprobe_detach(&rps[i]->kp, &batch) &&
+		    !kretprobe_listed_before(rps, i))
 			rps[i]->kp.addr = NULL;
 	site_batch_flush(&batch);
 	for (i = 0; i < num; i++)

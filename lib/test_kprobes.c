@@ -67,6 +67,7 @@
 #include <asm/extable_fixup_types.h>
 #include <asm/ibt.h>
 #include <asm/nospec-branch.h>
+#include <asm/smap.h>
 #include <asm/trapnr.h>
 #endif
 #ifdef CONFIG_X86
@@ -790,6 +791,85 @@ asm(KPT_ASM_BEGIN(kpt_asm_optjl)
 	KPT_ASM_END(kpt_asm_optjl)
 );
 
+/*
+ * x + 3, and x + 6 through the function's cold part for x > 100: the
+ * cold part jumps back into the middle of site 0's region, as the
+ * unlikely code GCC splits off into NAME.cold jumps back into its
+ * function; a site there must stay a breakpoint.  Site 1 is that jump's
+ * target, which may be a region's first byte.  kpt_asm_optcold2 is the
+ * same with its part named NAME.cold.1, as other GCC versions number
+ * them.
+ */
+asm(KPT_ASM_BEGIN(kpt_asm_optcold)
+	"movq %rdi, %rax\n\t"
+	"cmpq $100, %rdi\n\t"
+	KPT_JCC_NEAR(0x87, "kpt_asm_optcold.cold")
+	KPT_SITE(kpt_asm_optcold) "addq $1, %rax\n"
+	"1:\n\t"
+	KPT_SITE(kpt_asm_optcold) "addq $2, %rax\n\t"
+	KPT_SITE(kpt_asm_optcold) KPT_RET
+	KPT_ASM_END(kpt_asm_optcold)
+	".pushsection .text, \"ax\"\n"
+	".type kpt_asm_optcold.cold, @function\n"
+	"kpt_asm_optcold.cold:\n\t"
+	"addq $4, %rax\n\t"
+	KPT_JMP_NEAR("1b")
+	".size kpt_asm_optcold.cold, . - kpt_asm_optcold.cold\n"
+	".popsection\n");
+
+asm(KPT_ASM_BEGIN(kpt_asm_optcold2)
+	"movq %rdi, %rax\n\t"
+	"cmpq $100, %rdi\n\t"
+	KPT_JCC_NEAR(0x87, "kpt_asm_optcold2.cold.1")
+	KPT_SITE(kpt_asm_optcold2) "addq $1, %rax\n"
+	"1:\n\t"
+	KPT_SITE(kpt_asm_optcold2) "addq $2, %rax\n\t"
+	KPT_SITE(kpt_asm_optcold2) KPT_RET
+	KPT_ASM_END(kpt_asm_optcold2)
+	".pushsection .text, \"ax\"\n"
+	".type kpt_asm_optcold2.cold.1, @function\n"
+	"kpt_asm_optcold2.cold.1:\n\t"
+	"addq $4, %rax\n\t"
+	KPT_JMP_NEAR("1b")
+	".size kpt_asm_optcold2.cold.1, . - kpt_asm_optcold2.cold.1\n"
+	".popsection\n");
+
+/*
+ * x + 3, with the probed code's AC (SMAP off, as between stac and clac
+ * around a user access) and DF set at sites 0 and 1.
+ */
+asm(KPT_ASM_BEGIN(kpt_asm_optac)
+	ASM_STAC "\n\t"
+	"std\n\t"
+	KPT_SITE(kpt_asm_optac) "movq %rdi, %rax\n\t"
+	KPT_SITE(kpt_asm_optac) "addq $1, %rax\n\t"
+	"addq $2, %rax\n\t"
+	"cld\n\t"
+	ASM_CLAC "\n\t"
+	KPT_RET
+	KPT_ASM_END(kpt_asm_optac)
+);
+
+/*
+ * Blacklisted by annotation, with a part split off as GCC does
+ * (kpt_asm_nokp.cold, never run): the part is blacklisted with it.
+ */
+asm(KPT_ASM_BEGIN(kpt_asm_nokp)
+	"movq %rdi, %rax\n\t"
+	KPT_RET
+	KPT_ASM_END(kpt_asm_nokp)
+	".pushsection .text, \"ax\"\n"
+	".type kpt_asm_nokp.cold, @function\n"
+	"kpt_asm_nokp.cold:\n\t"
+	"addq $1, %rax\n\t"
+	KPT_RET
+	".size kpt_asm_nokp.cold, . - kpt_asm_nokp.cold\n"
+	".popsection\n"
+	".pushsection _kprobe_blacklist, \"aw\"\n"
+	".balign 8\n"
+	".quad kpt_asm_nokp\n"
+	".popsection\n");
+
 /* The asm above names them: kept even where no test switches them. */
 static __used DEFINE_STATIC_KEY_FALSE(kpt_opt_key);
 static __used DEFINE_STATIC_KEY_FALSE(kpt_opt_jl_key);
@@ -832,6 +912,13 @@ KPT_ASM_FUNC(kpt_asm_optirq, unsigned long x);
 KPT_ASM_SITES(kpt_asm_optirq);
 KPT_ASM_FUNC(kpt_asm_optnop, unsigned long x);
 KPT_ASM_SITES(kpt_asm_optnop);
+KPT_ASM_FUNC(kpt_asm_optcold, unsigned long x);
+KPT_ASM_SITES(kpt_asm_optcold);
+KPT_ASM_FUNC(kpt_asm_optcold2, unsigned long x);
+KPT_ASM_SITES(kpt_asm_optcold2);
+KPT_ASM_FUNC(kpt_asm_optac, unsigned long x);
+KPT_ASM_SITES(kpt_asm_optac);
+KPT_ASM_FUNC(kpt_asm_nokp, unsigned long x);
 KPT_ASM_FUNC(kpt_asm_optkey, unsigned long x);
 KPT_ASM_SITES(kpt_asm_optkey);
 KPT_ASM_FUNC(kpt_asm_optjl, unsigned long x);
@@ -970,6 +1057,26 @@ static void kprobe_blacklist_local(struct kunit *test)
 			   within_kprobe_blacklist((unsigned long)kpt_target_add));
 #endif
 }
+
+#ifdef CONFIG_X86_64
+/*
+ * What the compiler split off a blacklisted function (NAME.cold,
+ * NAME.part.N, ...) runs that function's code, and is refused with it.
+ */
+static void kprobe_blacklist_split_part(struct kunit *test)
+{
+	struct kprobe *part = kunit_kzalloc(test, sizeof(*part), GFP_KERNEL);
+	struct kprobe *func = kunit_kzalloc(test, sizeof(*func), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, part);
+	KUNIT_ASSERT_NOT_NULL(test, func);
+	part->symbol_name = "kpt_asm_nokp.cold";
+	func->addr = (kprobe_opcode_t *)kpt_asm_nokp;
+	KUNIT_EXPECT_EQ(test, kpt_register(test, func), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kpt_register(test, part), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kpt_asm_nokp(7), 7UL);
+}
+#endif
 
 /* Functions that no kprobe may ever be put on. */
 static const char * const kpt_blacklisted_symbols[] = {
@@ -1155,6 +1262,49 @@ static void kprobe_post_handler_regs(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p->post_ax, 0x100UL + 0x55);
 	KUNIT_EXPECT_EQ(test, p->post_ip, (unsigned long)next);
 }
+
+#if KPT_BUILTIN
+static void kpt_step_trap_off(void *unused)
+{
+	kprobe_step_force_trap(false);
+}
+
+/*
+ * The way out of a step that Xen PV and FRED kernels take: the copy ends
+ * in an int3, and the trap's own return resumes the probed code.  Forced
+ * here for one probe, which must behave as one with the call-and-iretq
+ * way out: the post_handler sees the next instruction and the copy's
+ * result, the function returns the same.
+ */
+static void kprobe_step_by_trap_exit(struct kunit *test)
+{
+	void *site = kpt_site(kpt_asm_regs, kpt_asm_regs_sites, 1);
+	void *next = kpt_site(kpt_asm_regs, kpt_asm_regs_sites, 2);
+	struct kpt_probe *p = kpt_probe_new(test, site, true);
+	int ret;
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kpt_step_trap_off,
+							NULL), 0);
+	kprobe_step_force_trap(true);
+	ret = kpt_register(test, &p->kp);
+	kprobe_step_force_trap(false);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_EQ(test, p->kp.ainsn.slot[p->kp.ainsn.len],
+			(kprobe_opcode_t)INT3_INSN_OPCODE);
+
+	KUNIT_EXPECT_EQ(test, kpt_asm_regs(0x100), 0x100UL + 0x55 + 0x1234);
+	KUNIT_EXPECT_EQ(test, kpt_asm_regs(0x200), 0x200UL + 0x55 + 0x1234);
+	KUNIT_ASSERT_EQ(test, p->pre_hits, 2U);
+	KUNIT_ASSERT_EQ(test, p->post_hits, 2U);
+	KUNIT_EXPECT_EQ(test, p->pre_ax, 0x200UL);
+	KUNIT_EXPECT_EQ(test, p->post_ax, 0x200UL + 0x55);
+	KUNIT_EXPECT_EQ(test, p->post_ip, (unsigned long)next);
+	KUNIT_EXPECT_PTR_EQ(test, p->post_running, &p->kp);
+	preempt_disable();
+	KUNIT_EXPECT_PTR_EQ(test, kpt_running(), NULL);
+	preempt_enable();
+}
+#endif /* KPT_BUILTIN */
 
 #ifdef CONFIG_STACKTRACE
 /* What kprobe_post_handler_unwinds() records from its post_handler. */
@@ -2480,6 +2630,68 @@ static void kretprobe_parked_task(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->ret_addr, real_ra);
 }
 
+/* Releases a parked task when @waiter enters synchronize_rcu(). */
+struct kpt_gp_release {
+	struct kprobe kp;
+	struct task_struct *waiter;
+	struct completion *release;
+};
+
+static int kpt_release_at_gp(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct kpt_gp_release *g = container_of(kp, struct kpt_gp_release, kp);
+
+	if (current == READ_ONCE(g->waiter)) {
+		WRITE_ONCE(g->waiter, NULL);
+		complete(g->release);
+	}
+	return 0;
+}
+
+/*
+ * A disabled kretprobe listed twice in one unregister_kretprobes(): its
+ * first entry detaches it, the second finds nothing.  A call in flight
+ * that returns during the grace period must not run the handler: once
+ * that has begun, unregistration waits for no handler that starts
+ * later.  The parked call is released as unregistration enters
+ * synchronize_rcu().
+ */
+static void kretprobe_unregister_listed_twice(struct kunit *test)
+{
+	struct kpt_rprobe *r = kpt_rprobe_new(test, kpt_park_target, 1);
+	struct kpt_park *pk = kunit_kzalloc(test, sizeof(*pk), GFP_KERNEL);
+	struct kpt_gp_release *g = kunit_kzalloc(test, sizeof(*g), GFP_KERNEL);
+	unsigned long timeout = jiffies + 30 * HZ;
+	struct kretprobe *rps[2];
+
+	KUNIT_ASSERT_NOT_NULL(test, pk);
+	KUNIT_ASSERT_NOT_NULL(test, g);
+	g->kp.symbol_name = "synchronize_rcu";
+	g->kp.pre_handler = kpt_release_at_gp;
+	g->release = &pk->release;
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &g->kp), 0);
+	KUNIT_ASSERT_EQ(test, kpt_register_ret(test, &r->rp), 0);
+	kpt_park_start(test, pk, 0);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&pk->entered,
+							  30 * HZ), 0UL);
+	KUNIT_ASSERT_EQ(test, disable_kretprobe(&r->rp), 0);
+
+	rps[0] = &r->rp;
+	rps[1] = &r->rp;
+	WRITE_ONCE(g->waiter, current);
+	kpt_unregister_rets(test, rps, 2);
+	KUNIT_EXPECT_PTR_EQ(test, READ_ONCE(g->waiter), NULL);
+	WRITE_ONCE(g->waiter, NULL);
+
+	while (!READ_ONCE(pk->done) && time_before(jiffies, timeout))
+		usleep_range(1000, 2000);
+	KUNIT_ASSERT_TRUE(test, READ_ONCE(pk->done));
+	KUNIT_EXPECT_EQ(test, pk->result, 11UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->entry_hits), 1);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&r->ret_hits), 0,
+			    "a return ran the handler of a detached kretprobe");
+}
+
 /*
  * Sleepers, each holding an instance: 40 of them on a kretprobe of
  * maxactive 1 take the first pool, the reserve and the pools made while
@@ -2592,6 +2804,7 @@ struct kpt_opt_probe {
 	unsigned long ip;
 	unsigned long sp;
 	unsigned long flags;
+	unsigned long live_flags;	/* the handler's own */
 	bool irqs_off;
 	int preempt;
 	struct kprobe *running;
@@ -2610,6 +2823,7 @@ static int kpt_opt_pre(struct kprobe *kp, struct pt_regs *regs)
 	o->ip = regs->ip;
 	o->sp = regs->sp;
 	o->flags = regs->flags;
+	o->live_flags = native_save_fl();
 	o->irqs_off = irqs_disabled();
 	o->preempt = preempt_count();
 	o->running = kprobe_running();
@@ -3110,6 +3324,15 @@ static void kprobe_opt_moved_call(struct kunit *test)
 {
 	struct kpt_opt_probe *o, *callee;
 
+	if (cpu_feature_enabled(X86_FEATURE_CALL_DEPTH)) {
+		/* A push and a jmp would unbalance the RSB depth count. */
+		o = kpt_opt_probe_new(test, kpt_site(kpt_asm_call,
+						     kpt_asm_call_sites, 0));
+		kpt_opt_expect_refused(test, o, KPROBE_OPT_SCAN_REFUSED);
+		KUNIT_EXPECT_EQ(test, kpt_asm_call(5), 18UL);
+		KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
+		return;
+	}
 	o = kpt_opt_jumped(test, kpt_site(kpt_asm_call, kpt_asm_call_sites, 0));
 	callee = kpt_opt_probe_new(test, kpt_site(kpt_asm_helper,
 						  kpt_asm_helper_sites, 0));
@@ -3145,12 +3368,23 @@ static void kprobe_opt_moved_ret(struct kunit *test)
 	}
 }
 
-/* pushf and cli as the probed instruction, sti after it: run by the detour. */
+/*
+ * pushf and cli as the probed instruction, sti after it: run by the
+ * detour.  A region whose last instruction is the sti (site 1) stays a
+ * breakpoint: its interrupt shadow would cover the detour's jmp back.
+ */
 static void kprobe_opt_moved_flags(struct kunit *test)
 {
-	static const unsigned int sites[] = { 0, 1, 2 };
+	static const unsigned int sites[] = { 0, 2 };
 	struct kpt_opt_probe *o;
 	unsigned int i;
+
+	o = kpt_opt_probe_new(test, kpt_site(kpt_asm_optirq,
+					     kpt_asm_optirq_sites, 1));
+	kpt_opt_expect_refused(test, o, KPROBE_OPT_SCAN_REFUSED);
+	KUNIT_EXPECT_EQ(test, kpt_asm_optirq(30), 31UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
+	kpt_unregister(test, &o->kp);
 
 	for (i = 0; i < ARRAY_SIZE(sites); i++) {
 		o = kpt_opt_jumped(test, kpt_site(kpt_asm_optirq,
@@ -3166,6 +3400,126 @@ static void kprobe_opt_moved_flags(struct kunit *test)
 		kpt_unregister(test, &o->kp);
 	}
 }
+
+/*
+ * The handlers run with AC and DF clear, as from the breakpoint's trap
+ * entry, however the probed code left them: with AC set, a handler (a
+ * BPF program, an event's fetch) would run with SMAP off.  The probed
+ * code's own flags are in regs->flags, and are its own again after.
+ */
+static void kpt_expect_clean_flags(struct kunit *test,
+				   struct kpt_opt_probe *o, int hits)
+{
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), hits);
+	KUNIT_EXPECT_TRUE(test, o->flags & X86_EFLAGS_DF);
+	if (boot_cpu_has(X86_FEATURE_SMAP))
+		KUNIT_EXPECT_TRUE(test, o->flags & X86_EFLAGS_AC);
+	KUNIT_EXPECT_EQ_MSG(test, o->live_flags & (X86_EFLAGS_AC | X86_EFLAGS_DF),
+			    0UL, "handler ran with flags %#lx (%s)",
+			    o->live_flags, o->kp.flags & KPROBE_FLAG_OPTIMIZED ?
+			    "optimized" : "breakpoint");
+}
+
+static void kprobe_opt_handler_flags(struct kunit *test)
+{
+	static const unsigned int sites[] = { 0, 1 };
+	struct kpt_opt_probe *o;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sites); i++) {
+		o = kpt_opt_probe_new(test, kpt_site(kpt_asm_optac,
+						     kpt_asm_optac_sites,
+						     sites[i]));
+		kpt_opt_set(test, 0);
+		KUNIT_ASSERT_EQ(test, kpt_register(test, &o->kp), 0);
+		KUNIT_EXPECT_EQ(test, kpt_asm_optac(5), 8UL);
+		kpt_expect_clean_flags(test, o, 1);
+
+		kpt_opt_set(test, 1);
+		KUNIT_ASSERT_TRUE(test, kpt_wait_optimized(&o->kp));
+		KUNIT_EXPECT_EQ(test, kpt_asm_optac(6), 9UL);
+		kpt_expect_clean_flags(test, o, 2);
+		KUNIT_EXPECT_FALSE(test, native_save_fl() &
+				   (X86_EFLAGS_AC | X86_EFLAGS_DF));
+		kpt_unregister(test, &o->kp);
+	}
+}
+
+/*
+ * A jump from a function's cold part into a region: the cold part is
+ * found by name, NAME.cold or NAME.cold.N, and scanned like the
+ * function.  The jump's target itself may start a region.
+ */
+static void kpt_opt_cold_case(struct kunit *test,
+			      unsigned long (*fn)(unsigned long),
+			      const u32 *sites)
+{
+	struct kpt_opt_probe *o;
+
+	o = kpt_opt_probe_new(test, kpt_site(fn, sites, 0));
+	kpt_opt_expect_refused(test, o, KPROBE_OPT_SCAN_REFUSED);
+	KUNIT_EXPECT_EQ(test, fn(1), 4UL);
+	/* The cold path comes back past the site. */
+	KUNIT_EXPECT_EQ(test, fn(200), 206UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
+	kpt_unregister(test, &o->kp);
+
+	o = kpt_opt_jumped(test, kpt_site(fn, sites, 1));
+	KUNIT_EXPECT_EQ(test, fn(2), 5UL);
+	KUNIT_EXPECT_EQ(test, fn(300), 306UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 2);
+}
+
+static void kprobe_opt_refused_cold_jump(struct kunit *test)
+{
+	kpt_opt_cold_case(test, kpt_asm_optcold, kpt_asm_optcold_sites);
+}
+
+static void kprobe_opt_refused_cold_numbered(struct kunit *test)
+{
+	kpt_opt_cold_case(test, kpt_asm_optcold2, kpt_asm_optcold2_sites);
+}
+
+#if KPT_BUILTIN
+static int kpt_key_flipper(void *unused)
+{
+	while (!kthread_should_stop()) {
+		static_branch_enable(&kpt_opt_key);
+		static_branch_disable(&kpt_opt_key);
+		cond_resched();
+	}
+	return 0;
+}
+
+/*
+ * The optimizer's index of jump label sites decodes each site's length
+ * from the text; a key being flipped meanwhile has an int3 there, which
+ * arch_jump_entry_size() takes for a BUG().  Rebuilt while another CPU
+ * flips a key of this file (whose site is in the index) again and again,
+ * it must wait for each flip and find the same sites every time.
+ */
+static void kprobe_opt_index_key_flips(struct kunit *test)
+{
+	struct task_struct *flipper;
+	int i, n, first;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs a second CPU to flip the key");
+	first = kprobe_opt_index_rebuild();
+	KUNIT_ASSERT_GT(test, first, 0);
+	flipper = kthread_run(kpt_key_flipper, NULL, "kprobes_test_flip");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(flipper));
+	for (i = 0; i < 100; i++) {
+		n = kprobe_opt_index_rebuild();
+		if (n != first)
+			break;
+	}
+	kthread_stop(flipper);
+	static_branch_disable(&kpt_opt_key);
+	KUNIT_EXPECT_EQ(test, n, first);
+	KUNIT_EXPECT_EQ(test, kpt_asm_optkey(40), 41UL);
+}
+#endif /* KPT_BUILTIN */
 
 /*
  * An indirect jump elsewhere in the function: with IBT its targets carry
@@ -3867,6 +4221,9 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kprobe_no_symbol_no_addr),
 	KUNIT_CASE(kprobe_not_text),
 	KUNIT_CASE(kprobe_blacklist_local),
+#ifdef CONFIG_X86_64
+	KUNIT_CASE(kprobe_blacklist_split_part),
+#endif
 	KUNIT_CASE(kprobe_blacklist_kernel),
 	KUNIT_CASE(kprobe_register_twice),
 	KUNIT_CASE(kprobe_flag_disabled),
@@ -3882,6 +4239,9 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kprobe_pre_post_order),
 #ifdef CONFIG_X86_64
 	KUNIT_CASE(kprobe_post_handler_regs),
+#if KPT_BUILTIN
+	KUNIT_CASE(kprobe_step_by_trap_exit),
+#endif
 	KUNIT_CASE(kprobe_post_handler_unwinds),
 	KUNIT_CASE(kprobe_post_handler_moves_ip),
 	KUNIT_CASE(kprobe_pre_handler_moves_ip),
@@ -3929,6 +4289,7 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kretprobe_handler_hits_kprobe),
 	KUNIT_CASE(kretprobe_stacktrace_in_handler),
 	KUNIT_CASE(kretprobe_parked_task),
+	KUNIT_CASE(kretprobe_unregister_listed_twice),
 	KUNIT_CASE(kretprobe_sleepers_all_followed),
 #if KPT_BUILTIN
 	KUNIT_CASE(kprobe_slot_chunks),
@@ -3955,6 +4316,12 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kprobe_opt_moved_ret),
 	KUNIT_CASE(kprobe_opt_moved_flags),
 	KUNIT_CASE(kprobe_opt_indirect_jump),
+	KUNIT_CASE(kprobe_opt_handler_flags),
+	KUNIT_CASE(kprobe_opt_refused_cold_jump),
+	KUNIT_CASE(kprobe_opt_refused_cold_numbered),
+#if KPT_BUILTIN
+	KUNIT_CASE(kprobe_opt_index_key_flips),
+#endif
 	KUNIT_CASE(kretprobe_opt_entry),
 	KUNIT_CASE(kprobes_opt_batch_unregister),
 	KUNIT_CASE_SLOW(kprobe_opt_stress_toggle),

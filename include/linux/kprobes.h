@@ -200,8 +200,9 @@ static inline bool kprobe_disabled(struct kprobe *p)
  * @data_size: bytes of private data in each struct kretprobe_instance
  * @maxactive: instances allocated at registration, each following one
  *	call until it returns; <= 0 means the default, max(10, 2 * number of
- *	possible CPUs).  More are added as calls need them, up to
- *	max(@maxactive, 4096) (see Documentation/trace/kprobes.rst)
+ *	possible CPUs), or more where the pool's pages hold more.  More are
+ *	added as calls need them, within the bounds that
+ *	Documentation/trace/kprobes.rst gives
  * @nmissed: entries that found no free instance, and returns whose handler
  *	was skipped because another probe handler was running: the sum of
  *	the next two

@@ -169,6 +169,15 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
  */
 __visible void kprobe_opt_callback(struct pt_regs *regs, kprobe_opcode_t *copy);
 
+#if IS_ENABLED(CONFIG_KPROBES_SANITY_TEST)
+/* For the KUnit suite: the int3 way out of a step (core.c). */
+void kprobe_step_force_trap(bool on);
+#ifdef CONFIG_X86_64
+/* For the KUnit suite: rebuild the optimizer's index of patched sites. */
+int kprobe_opt_index_rebuild(void);
+#endif
+#endif
+
 #ifdef CONFIG_KRETPROBE_ON_RETHOOK
 /*
  * Where an x86 function keeps its return address on entry: the word

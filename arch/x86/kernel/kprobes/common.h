@@ -277,14 +277,13 @@ int kprobe_fix_riprel(struct insn *insn, u8 *copy, unsigned long addr,
 /* What every jump-optimization detour calls; opt.c, not C-callable. */
 void kprobe_opt_common(void);
 
-#ifdef CONFIG_X86_64
 /*
  * What every stepped copy calls once it has run (core.c; the first is
- * not C-callable, the second is what it calls).
+ * not C-callable, the second is what it calls).  64-bit only: 32-bit
+ * code never gets as far as referring to them.
  */
 void kprobe_step_common(void);
 __visible void kprobe_step_callback(struct pt_regs *regs);
-#endif
 
 /* The core kernel's exception table, sorted by instruction address. */
 extern struct exception_table_entry __start___ex_table[];

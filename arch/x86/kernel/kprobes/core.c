@@ -21,11 +21,12 @@
  *    is seen as the original instruction's.  On 64-bit the copy is
  *    followed by a call to kprobe_step_common, which saves the registers
  *    and comes back here (a call costs far less than a second trap); on
- *    32-bit by an int3.  Either way the post_handler runs with interrupts
- *    still off, and the CPU resumes at the next instruction with the
- *    probed code's interrupt flag.  With interrupts off nothing else runs
- *    on this CPU in between except NMIs, which may hit probes themselves:
- *    those nest, see struct kprobe_ctlblk.
+ *    32-bit, Xen PV and FRED kernels by an int3 (kprobe_step_by_trap()).
+ *    Either way the post_handler runs with interrupts still off, and the
+ *    CPU resumes at the next instruction with the probed code's interrupt
+ *    flag.  With interrupts off nothing else runs on this CPU in between
+ *    except NMIs, which may hit probes themselves: those nest, see struct
+ *    kprobe_ctlblk.
  *
  * Copies in slots have RIP-relative displacements rewritten.  Instruction
  * pointers stay what the probed code expects: regs->ip in a pre_handler is
@@ -65,6 +66,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/objtool.h>
+#include <kunit/visibility.h>
 
 #include <asm/alternative.h>
 #include <asm/orc_types.h>
@@ -351,31 +353,72 @@ int kprobe_fix_riprel(struct insn *insn, u8 *copy, unsigned long addr,
 	return 0;
 }
 
-#ifdef CONFIG_X86_64
+#if IS_ENABLED(CONFIG_KPROBES_SANITY_TEST)
+static bool kprobe_step_trap_forced;
+
+/**
+ * kprobe_step_force_trap() - end the copies of new probes with an int3
+ * @on: whether to
+ *
+ * For the KUnit suite, which runs the Xen PV and FRED way out of a step
+ * on native hardware.  Probes prepared meanwhile keep their int3.
+ */
+void kprobe_step_force_trap(bool on)
+{
+	WRITE_ONCE(kprobe_step_trap_forced, on);
+}
+EXPORT_SYMBOL_IF_KUNIT(kprobe_step_force_trap);
+
+static bool kprobe_step_trap_is_forced(void)
+{
+	return READ_ONCE(kprobe_step_trap_forced);
+}
+#else
+static bool kprobe_step_trap_is_forced(void)
+{
+	return false;
+}
+#endif
+
+/*
+ * Does a stepped copy end in an int3 rather than a call to
+ * kprobe_step_common?  Always on 32-bit.  On 64-bit, where the kernel
+ * must leave a trap through its own exit code: a Xen PV kernel runs
+ * outside ring 0 and returns through the hypervisor (a native iretq to
+ * __KERNEL_CS would fault, and could not unmask its event channel), and
+ * a FRED kernel returns from events with ERETS, whose NMI and stack-level
+ * bookkeeping an iretq of ours would bypass.
+ */
+static bool kprobe_step_by_trap(void)
+{
+	return IS_ENABLED(CONFIG_X86_32) ||
+	       cpu_feature_enabled(X86_FEATURE_XENPV) ||
+	       cpu_feature_enabled(X86_FEATURE_FRED) ||
+	       kprobe_step_trap_is_forced();
+}
+
 /*
  * Write the way out of a stepped copy at @at, to run at @where: a call
- * to kprobe_step_common.  Slots sit in the module area, within a rel32 of
- * kernel text.
+ * to kprobe_step_common (slots sit in the module area, within a rel32 of
+ * kernel text), or the int3 the slot is filled with.
  */
 static int kprobe_step_exit(u8 *at, unsigned long where)
 {
-	s64 rel = (s64)(unsigned long)kprobe_step_common -
-		  (s64)(where + CALL_INSN_SIZE);
-	s32 rel32 = rel;
+	s64 rel;
+	s32 rel32;
 
+	/* Spelt out for 32-bit, where kprobe_step_common does not exist. */
+	if (IS_ENABLED(CONFIG_X86_32) || kprobe_step_by_trap())
+		return 0;
+	rel = (s64)(unsigned long)kprobe_step_common -
+	      (s64)(where + CALL_INSN_SIZE);
+	rel32 = rel;
 	if (rel != rel32)
 		return -EOPNOTSUPP;
 	at[0] = CALL_INSN_OPCODE;
 	memcpy(at + 1, &rel32, sizeof(rel32));
 	return 0;
 }
-#else
-/* 32-bit: the int3 the slot is filled with is the way out. */
-static int kprobe_step_exit(u8 *at, unsigned long where)
-{
-	return 0;
-}
-#endif
 
 /* Write the stepped and the boosted copy of @insn into @p's slot. */
 static int kprobe_fill_slot(struct kprobe *p, struct insn *insn, const u8 *orig)
@@ -428,6 +471,8 @@ static int kprobe_fill_slot(struct kprobe *p, struct insn *insn, const u8 *orig)
 	ai->boostable = !search_exception_tables(addr);
 
 	text_poke_copy_locked(ai->slot, image, sizeof(image), false);
+	/* A decoder of Intel PT traces must know what runs there now. */
+	perf_event_text_poke(ai->slot, NULL, 0, image, sizeof(image));
 	return 0;
 }
 
@@ -554,6 +599,8 @@ void arch_remove_kprobe(struct kprobe *p)
 {
 	if (!p->ainsn.slot)
 		return;
+	perf_event_text_poke(p->ainsn.slot, p->ainsn.slot,
+			     KPROBE_INSN_SLOT_SIZE, NULL, 0);
 	free_insn_slot(p->ainsn.slot, 1);
 	p->ainsn.slot = NULL;
 }
@@ -929,7 +976,8 @@ __visible void notrace kprobe_step_callback(struct pt_regs *regs)
 }
 
 NOKPROBE_SYMBOL(kprobe_step_callback);
-#else
+#endif /* CONFIG_X86_64 */
+
 /* Is @addr the int3 behind the copy the innermost step is running? */
 static bool kprobe_step_done(struct pt_regs *regs, unsigned long addr,
 			     struct kprobe_ctlblk *kcb)
@@ -943,7 +991,6 @@ static bool kprobe_step_done(struct pt_regs *regs, unsigned long addr,
 }
 
 NOKPROBE_SYMBOL(kprobe_step_done);
-#endif /* CONFIG_X86_64 */
 
 /**
  * kprobe_run_pre() - run a site's pre_handlers for a hit
@@ -984,10 +1031,9 @@ int kprobe_int3_handler(struct pt_regs *regs)
 		return 0;
 
 	kcb = get_kprobe_ctlblk();
-#ifdef CONFIG_X86_32
+	/* Whatever kprobe_step_by_trap() says now: it said so at preparation. */
 	if (kcb->depth && kprobe_step_done(regs, addr, kcb))
 		return 1;
-#endif
 
 	p = kprobe_site_at((void *)addr);
 	if (!p) {

@@ -33,16 +33,18 @@
  * kallsyms and decoded from its start:
  *  - the region lies inside the function, and its instructions can run
  *    from the detour (kprobe_opt_movable()): nothing the breakpoint path
- *    refuses but sti, no loop/jrcxz or indirect call, a call only as the
- *    last instruction (its callee returns to the text), rewritten
+ *    refuses but sti, and that never as the last instruction run (its
+ *    interrupt shadow would cover the jmp back), no loop/jrcxz or
+ *    indirect call, a call only as the last instruction (its callee
+ *    returns to the text) and never with call depth tracking, rewritten
  *    displacements that still fit; past a jmp or a ret the region's bytes
  *    are never run and only need to decode;
  *  - no instruction in the region has an exception-table entry (a fault
  *    in the copy would not be fixed up) and no exception fixup lands
  *    inside the region;
- *  - no relative jump or call in the function (or in its .cold part)
- *    targets a byte of the region other than its first: the jmp's bytes
- *    would be executed as instructions;
+ *  - no relative jump or call in the function (or in any of its .cold
+ *    parts) targets a byte of the region other than its first: the jmp's
+ *    bytes would be executed as instructions;
  *  - no indirect jump may land inside the region: with IBT, no ENDBR
  *    lies there (see KPROBE_OPT_ENDBR_TARGETS); without, the function
  *    contains no indirect jump (ff /4, or a jmp to an __x86_indirect_*
@@ -57,16 +59,20 @@
 
 #include <linux/kprobes.h>
 #include <linux/extable.h>
+#include <linux/ctype.h>
 #include <linux/ftrace.h>
+#include <linux/jhash.h>
 #include <linux/jump_label.h>
 #include <linux/kallsyms.h>
 #include <linux/memory.h>
 #include <linux/module.h>
+#include <linux/perf_event.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/static_call.h>
 #include <linux/string.h>
 
+#include <kunit/visibility.h>
 #include <linux/linkage.h>
 #include <linux/objtool.h>
 
@@ -94,12 +100,30 @@
  * as a register frame: an unwind from a handler continues at regs->ip in
  * the probed function, never through the detour, which has no ORC data.
  * A direct call reaches this, never an indirect one, hence no ENDBR.
+ *
+ * The probed code may be inside a user access region (stac ... clac) or
+ * have set the direction flag; the handlers must run as they would from
+ * the breakpoint's trap entry, with SMAP enforced and DF clear.  The
+ * probed code's flags are saved in the pt_regs first, and its popfq on
+ * the way out gives them back.  They are cleared with a popfq, and only
+ * when set: objtool assumes a function starts with both clear, and takes
+ * a cld or clac here for a mistake (and stops following the code).
  */
+#define KPROBE_OPT_CLEAN_FLAGS	0x40400	/* X86_EFLAGS_AC | X86_EFLAGS_DF */
+static_assert(KPROBE_OPT_CLEAN_FLAGS == (X86_EFLAGS_AC | X86_EFLAGS_DF));
+
 asm("	.pushsection .text, \"ax\"\n"
 	"	.type kprobe_opt_common, @function\n"
 	"kprobe_opt_common:\n"
 	ANNOTATE_NOENDBR
 	KPROBE_CALLED_SAVE
+	"	testl $" __stringify(KPROBE_OPT_CLEAN_FLAGS) ", "
+		__stringify(KPROBE_REGS_FLAGS) "(%rsp)\n"
+	"	jz 1f\n"
+	"	pushfq\n"
+	"	andl $~" __stringify(KPROBE_OPT_CLEAN_FLAGS) ", (%rsp)\n"
+	"	popfq\n"
+	"1:\n"
 	"	movq " __stringify(KPROBE_CALLED_RET) "(%rsp), %rsi\n"
 	"	movq " __stringify(KPROBE_OPT_DATA_IP - KPROBE_OPT_COPY)
 		"(%rsi), %rax\n"
@@ -311,22 +335,210 @@ static int kprobe_opt_scan(unsigned long start, unsigned long end,
 	return kprobe_opt_check_extable(start, end, addr, len);
 }
 
-/* GCC's split-off unlikely part of a function jumps back into it. */
-static int kprobe_opt_scan_cold(unsigned long func, unsigned long addr,
+/*
+ * GCC splits the unlikely code of a function NAME off into NAME.cold (or
+ * NAME.cold.N), placed far away; the two jump into each other, anywhere.
+ * So the jumps of every part count as the function's own: for a region
+ * in NAME, its cold parts are scanned too, and for a region in a cold
+ * part, NAME and the other parts.  Names are not unique (two static
+ * functions of one name, in two files), so every part of that name is
+ * scanned: one of another function cannot jump into the region either,
+ * and scanning it only costs time.
+ *
+ * kprobe_opt_cold_base() tells whether @sym names a cold part, and the
+ * length of the NAME it belongs to.
+ */
+static size_t kprobe_opt_cold_base(const char *sym)
+{
+	const char *cold = NULL, *p = sym, *end;
+
+	while ((p = strstr(p, ".cold")))
+		cold = p++;
+	if (!cold || cold == sym)
+		return 0;
+	end = cold + strlen(".cold");
+	if (*end == '.' && isdigit(end[1]))
+		for (end++; isdigit(*end); end++)
+			;
+	return *end ? 0 : cold - sym;
+}
+
+/* Scan the part that starts at @part. */
+static int kprobe_opt_scan_part(unsigned long part, unsigned long addr,
 				unsigned int len)
 {
-	char name[KSYM_NAME_LEN], cold_name[KSYM_NAME_LEN + 8];
-	unsigned long cold, size, offset;
+	unsigned long size, offset;
 
-	if (!kallsyms_lookup(func, &size, &offset, NULL, name))
+	if (!kallsyms_lookup_size_offset(part, &size, &offset) || offset)
 		return -EOPNOTSUPP;
-	snprintf(cold_name, sizeof(cold_name), "%s.cold", name);
-	cold = kallsyms_lookup_name(cold_name);
-	if (!cold)
+	return kprobe_opt_scan(part, part + size, addr, len);
+}
+
+/* Where a function's parts are scanned from. */
+struct kprobe_opt_parts {
+	const char *name;	/* NAME, without a .cold suffix */
+	size_t len;
+	unsigned long func;	/* the part the region is in, scanned already */
+	unsigned long addr;	/* the region */
+	unsigned int region_len;
+};
+
+/*
+ * The cold parts of vmlinux, found by one walk of its symbols at the first
+ * need (tens of thousands of names: too many to walk per probe), sorted
+ * by the hash of their NAME.  A hash shared with other names only adds
+ * parts to scan.  Built and read under kprobe_mutex; vmlinux's symbols
+ * never change.
+ */
+struct kprobe_opt_cold {
+	u32 hash;
+	unsigned long addr;
+};
+
+static struct kprobe_opt_cold *kprobe_opt_colds;
+static unsigned int kprobe_opt_ncolds, kprobe_opt_colds_max;
+static bool kprobe_opt_colds_ok;
+
+static int kprobe_opt_cold_add(void *unused, const char *sym,
+			       unsigned long addr)
+{
+	size_t base = kprobe_opt_cold_base(sym);
+	struct kprobe_opt_cold *grown;
+	unsigned int max;
+
+	if (!base)
 		return 0;
-	if (!kallsyms_lookup_size_offset(cold, &size, &offset) || offset)
+	if (kprobe_opt_ncolds == kprobe_opt_colds_max) {
+		max = max(2 * kprobe_opt_colds_max, 256U);
+		grown = kvmalloc_array(max, sizeof(*grown), GFP_KERNEL);
+		if (!grown)
+			return -ENOMEM;
+		if (kprobe_opt_colds)
+			memcpy(grown, kprobe_opt_colds,
+			       kprobe_opt_ncolds * sizeof(*grown));
+		kvfree(kprobe_opt_colds);
+		kprobe_opt_colds = grown;
+		kprobe_opt_colds_max = max;
+	}
+	kprobe_opt_colds[kprobe_opt_ncolds].hash = jhash(sym, base, 0);
+	kprobe_opt_colds[kprobe_opt_ncolds++].addr = addr;
+	return 0;
+}
+
+static int kprobe_opt_cold_cmp(const void *a, const void *b)
+{
+	const struct kprobe_opt_cold *x = a, *y = b;
+
+	return x->hash < y->hash ? -1 : x->hash > y->hash;
+}
+
+/*
+ * Short of memory for the index, the sites judged meanwhile are refused
+ * (and stay breakpoints); the next site judged tries again.  Called
+ * before text_mutex is taken (arch_prescan_optimized_kprobe(),
+ * arch_prepare_optimized_kprobe()): the walk takes a while, and text
+ * patching elsewhere would wait for it.  kprobe_mutex held.
+ */
+static bool kprobe_opt_colds_ready(void)
+{
+	if (kprobe_opt_colds_ok)
+		return true;
+	kprobe_opt_ncolds = 0;
+	if (kallsyms_on_each_symbol(kprobe_opt_cold_add, NULL)) {
+		kvfree(kprobe_opt_colds);
+		kprobe_opt_colds = NULL;
+		kprobe_opt_ncolds = 0;
+		kprobe_opt_colds_max = 0;
+		return false;
+	}
+	sort(kprobe_opt_colds, kprobe_opt_ncolds, sizeof(*kprobe_opt_colds),
+	     kprobe_opt_cold_cmp, NULL);
+	kprobe_opt_colds_ok = true;
+	return true;
+}
+
+/*
+ * A part of that name that is not live text (a data symbol, freed __init
+ * text) cannot jump anywhere: skipped, rather than refusing the site.
+ */
+static int kprobe_opt_scan_named(void *data, unsigned long part)
+{
+	struct kprobe_opt_parts *w = data;
+	bool text;
+
+	if (part == w->func)
+		return 0;
+	preempt_disable();
+	text = core_kernel_text(part) || __module_text_address(part);
+	preempt_enable();
+	if (!text)
+		return 0;
+	return kprobe_opt_scan_part(part, w->addr, w->region_len);
+}
+
+static int kprobe_opt_scan_vmlinux_parts(struct kprobe_opt_parts *w)
+{
+	unsigned int lo = 0, hi = kprobe_opt_ncolds, mid;
+	char name[KSYM_NAME_LEN];
+	int ret;
+	u32 hash;
+
+	if (!kprobe_opt_colds_ready())
 		return -EOPNOTSUPP;
-	return kprobe_opt_scan(cold, cold + size, addr, len);
+	strscpy(name, w->name, min(sizeof(name), w->len + 1));
+	ret = kallsyms_on_each_match_symbol(kprobe_opt_scan_named, name, w);
+	hash = jhash(name, w->len, 0);
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (kprobe_opt_colds[mid].hash < hash)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; !ret && lo < kprobe_opt_ncolds &&
+	     kprobe_opt_colds[lo].hash == hash; lo++)
+		ret = kprobe_opt_scan_named(w, kprobe_opt_colds[lo].addr);
+	return ret;
+}
+
+/*
+ * A module's symbols are walked for each function (with module_mutex,
+ * under text_mutex): once per probe at registration, the cost of one
+ * pass over its names.
+ */
+static int kprobe_opt_scan_module_part(void *data, const char *sym,
+				       unsigned long part)
+{
+	struct kprobe_opt_parts *w = data;
+	size_t base = kprobe_opt_cold_base(sym);
+
+	if (!base)
+		base = strlen(sym);
+	if (base != w->len || strncmp(sym, w->name, base))
+		return 0;
+	return kprobe_opt_scan_named(w, part);
+}
+
+static int kprobe_opt_scan_parts(unsigned long func, unsigned long addr,
+				 unsigned int len)
+{
+	struct kprobe_opt_parts w = { .name = NULL };
+	char name[KSYM_NAME_LEN], *modname = NULL;
+	unsigned long size, offset;
+	size_t base;
+
+	if (!kallsyms_lookup(func, &size, &offset, &modname, name))
+		return -EOPNOTSUPP;
+	base = kprobe_opt_cold_base(name);
+	w.name = name;
+	w.len = base ?: strlen(name);
+	w.func = func;
+	w.addr = addr;
+	w.region_len = len;
+	if (!modname)
+		return kprobe_opt_scan_vmlinux_parts(&w);
+	return module_kallsyms_on_each_symbol(modname,
+					      kprobe_opt_scan_module_part, &w);
 }
 
 /*
@@ -340,6 +552,11 @@ static bool kprobe_opt_may_be_patched(struct insn *insn)
 	u8 op = insn->opcode.bytes[0];
 
 	return op == 0x90 || (op == 0x0f && insn->opcode.bytes[1] == 0x1f);
+}
+
+static bool kprobe_opt_is_sti(struct insn *insn)
+{
+	return insn->opcode.bytes[0] == 0xfb && !insn->prefixes.nbytes;
 }
 
 static bool kprobe_opt_is_endbr(struct insn *insn)
@@ -376,9 +593,10 @@ static int kprobe_opt_movable(struct insn *insn, unsigned long pos,
 
 	/*
 	 * The breakpoint path cannot step sti (its interrupt shadow would
-	 * cover the trap); a copy runs it as the text would.
+	 * cover the trap); a copy runs it as the text would, provided the
+	 * instruction after it is copied too (kprobe_opt_region()).
 	 */
-	if (insn->opcode.bytes[0] == 0xfb && !insn->prefixes.nbytes)
+	if (kprobe_opt_is_sti(insn))
 		return KPROBE_OPT_MOVE_AS_IS;
 	if (kprobe_classify(insn, &ai, pos))
 		return -EOPNOTSUPP;
@@ -414,6 +632,13 @@ static int kprobe_opt_movable(struct insn *insn, unsigned long pos,
 		 */
 		if (pos + insn->length < addr + JMP32_INSN_SIZE)
 			return -EOPNOTSUPP;
+		/*
+		 * Call depth tracking counts the RSB entries each call makes
+		 * in the callee's thunk; a push and a jmp make none, and the
+		 * count would hide an RSB underflow.
+		 */
+		if (cpu_feature_enabled(X86_FEATURE_CALL_DEPTH))
+			return -EOPNOTSUPP;
 		*ends = true;
 		return KPROBE_OPT_MOVE_CALL;
 	case KPROBE_X86_RET:
@@ -434,9 +659,9 @@ static int kprobe_opt_movable(struct insn *insn, unsigned long pos,
 static int kprobe_opt_region(unsigned long addr, u8 *code, bool *patchable)
 {
 	unsigned long size, offset, pos;
+	bool ends = false, shadow = false;
 	u8 buf[MAX_INSN_SIZE];
 	unsigned int len = 0;
-	bool ends = false;
 	struct insn insn;
 
 	if (!kallsyms_lookup_size_offset(addr, &size, &offset))
@@ -451,6 +676,7 @@ static int kprobe_opt_region(unsigned long addr, u8 *code, bool *patchable)
 			if (kprobe_opt_movable(&insn, pos, addr, &ends,
 					       patchable) < 0)
 				return -EOPNOTSUPP;
+			shadow = kprobe_opt_is_sti(&insn);
 		} else {
 			/* An indirect jump may land there; see kprobe_opt_scan(). */
 			if (kprobe_opt_is_endbr(&insn))
@@ -460,6 +686,13 @@ static int kprobe_opt_region(unsigned long addr, u8 *code, bool *patchable)
 		memcpy(code + len, buf, insn.length);
 		len += insn.length;
 	}
+	/*
+	 * An sti's interrupt shadow covers the instruction after it (sti;
+	 * hlt must not take an interrupt in between): as the last copy it
+	 * would cover the detour's jmp back instead.
+	 */
+	if (shadow)
+		return -EOPNOTSUPP;
 	return len;
 }
 
@@ -506,7 +739,7 @@ static int kprobe_opt_fit(struct kprobe *p, u8 *code, bool *patchable)
 		start = addr - offset;
 		ret = kprobe_opt_scan(start, start + size, addr, len);
 		if (!ret)
-			ret = kprobe_opt_scan_cold(start, addr, len);
+			ret = kprobe_opt_scan_parts(start, addr, len);
 		if (!ret)
 			ret = kprobe_opt_check_jump_labels(addr, len);
 	}
@@ -552,6 +785,7 @@ void arch_prescan_optimized_kprobe(struct kprobe *p)
 	u8 code[KPROBE_OPT_REGION_MAX];
 	bool patchable = false;
 
+	kprobe_opt_colds_ready();
 	mutex_lock(&text_mutex);
 	kprobe_opt_fit(p, code, &patchable);
 	mutex_unlock(&text_mutex);
@@ -581,10 +815,13 @@ extern struct static_call_site __start_static_call_sites[],
  * entry of their tables, thousands, for each candidate at each pass: at
  * 10,000 probes with branches in their regions that was most of the
  * optimizer's time under emulation.  A binary search here costs a few
- * steps.  Built at the first lookup, under kprobe_mutex: the entries for
- * that text are fixed at link time.  __init text (whose entries go with
- * it), module text, and a kernel short of memory for the index go to the
- * tables themselves.
+ * steps.  Built at the first lookup: the entries for that text are fixed
+ * at link time, but the length of a jump label site is decoded from the
+ * text, where a static key being flipped leaves an int3 for a while
+ * (arch_jump_entry_size() BUG()s on that); jump_label_lock() keeps keys
+ * still meanwhile, and guards the index.  __init text (whose entries go
+ * with it), module text, and a kernel short of memory for the index go
+ * to the tables themselves.
  */
 #define KPROBE_OPT_OWNED_SHIFT	3
 static u32 *kprobe_opt_owned;
@@ -683,20 +920,43 @@ static bool kprobe_opt_reserved(unsigned long addr, unsigned int len)
 	unsigned long last = addr + len - 1;
 	bool ret;
 
-	if (kprobe_opt_in_index(addr)) {
-		if (!kprobe_opt_owned_tried)
-			kprobe_opt_index_owned();
-		if (kprobe_opt_owned)
-			return kprobe_opt_owned_overlap(addr, len) ||
-			       kprobe_opt_ftrace_site(addr, last);
-	}
-
 	jump_label_lock();
-	ret = jump_label_text_reserved((void *)addr, (void *)last) ||
-	      static_call_text_reserved((void *)addr, (void *)last);
+	if (kprobe_opt_in_index(addr) && !kprobe_opt_owned_tried)
+		kprobe_opt_index_owned();
+	if (kprobe_opt_in_index(addr) && kprobe_opt_owned)
+		ret = kprobe_opt_owned_overlap(addr, len);
+	else
+		ret = jump_label_text_reserved((void *)addr, (void *)last) ||
+		      static_call_text_reserved((void *)addr, (void *)last);
 	jump_label_unlock();
 	return ret || kprobe_opt_ftrace_site(addr, last);
 }
+
+#if IS_ENABLED(CONFIG_KPROBES_SANITY_TEST)
+/**
+ * kprobe_opt_index_rebuild() - build the index of patched sites again
+ *
+ * For the KUnit suite, which rebuilds it while a static key flips: the
+ * index decodes each jump label site, and must never see one mid-flip.
+ * Context: may sleep.
+ * Return: how many sites the index holds, or -ENOMEM.
+ */
+int kprobe_opt_index_rebuild(void)
+{
+	int ret;
+
+	/* Every reader of the index holds jump_label_lock() too. */
+	jump_label_lock();
+	kvfree(kprobe_opt_owned);
+	kprobe_opt_owned = NULL;
+	kprobe_opt_nowned = 0;
+	kprobe_opt_index_owned();
+	ret = kprobe_opt_owned ? kprobe_opt_nowned : -ENOMEM;
+	jump_label_unlock();
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(kprobe_opt_index_rebuild);
+#endif
 
 /* Built detours not yet written; see arch_publish_optimized_kprobes(). */
 #define KPROBE_OPT_STAGE_MAX	32
@@ -849,6 +1109,9 @@ void arch_publish_optimized_kprobes(void)
 		first = i;
 	}
 	for (i = 0; i < kprobe_opt_nstaged; i++) {
+		perf_event_text_poke(kprobe_opt_staged[i]->buf, NULL, 0,
+				     kprobe_opt_stage[i],
+				     KPROBE_OPTINSN_SLOT_SIZE);
 		/* Pairs with the acquire in kprobe_carry_out(). */
 		smp_store_release(&kprobe_opt_staged[i]->copy,
 				  kprobe_opt_staged[i]->buf + KPROBE_OPT_COPY);
@@ -878,6 +1141,8 @@ int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
 	bool patchable = false;
 	int len, ret;
 
+	/* The cold parts' index, outside text_mutex: see there. */
+	kprobe_opt_colds_ready();
 	mutex_lock(&text_mutex);
 	len = kprobe_opt_analyze(orig, code, &patchable);
 	/* As in arch_prepare_kprobe(), for every instruction the detour copies. */
@@ -971,6 +1236,7 @@ static void kprobe_opt_jmp_insn(struct optimized_kprobe *op,
 struct kprobe_opt_write {
 	u8 *addr;
 	u8 text[JMP32_INSN_SIZE];
+	u8 old[JMP32_INSN_SIZE];	/* for the perf text_poke record */
 	bool jump;
 };
 
@@ -997,6 +1263,15 @@ static void kprobe_opt_write_out(void)
 	for (i = 0; i < kprobe_opt_nwrites; i++)
 		kprobe_opt_write_step(&kprobe_opt_writes[i], true);
 	text_poke_sync();
+	/*
+	 * As text_poke_bp() does it: from now on, until the second step,
+	 * the int3 is the only way in, so a decoder may take either the old
+	 * bytes or the new ones as what runs.
+	 */
+	for (i = 0; i < kprobe_opt_nwrites; i++)
+		perf_event_text_poke(kprobe_opt_writes[i].addr,
+				     kprobe_opt_writes[i].old, JMP32_INSN_SIZE,
+				     kprobe_opt_writes[i].text, JMP32_INSN_SIZE);
 	for (i = 0; i < kprobe_opt_nwrites; i++)
 		kprobe_opt_write_step(&kprobe_opt_writes[i], false);
 	text_poke_sync();
@@ -1012,6 +1287,7 @@ static void kprobe_opt_queue_write(u8 *addr, const u8 *text, bool jump)
 		kprobe_opt_write_out();
 	w = &kprobe_opt_writes[kprobe_opt_nwrites++];
 	w->addr = addr;
+	memcpy(w->old, addr, JMP32_INSN_SIZE);
 	memcpy(w->text, text, JMP32_INSN_SIZE);
 	w->jump = jump;
 }
@@ -1126,6 +1402,8 @@ void arch_remove_optimized_kprobe(struct optimized_kprobe *op)
 {
 	if (!op->optinsn.buf)
 		return;
+	perf_event_text_poke(op->optinsn.buf, op->optinsn.buf,
+			     KPROBE_OPTINSN_SLOT_SIZE, NULL, 0);
 	free_optinsn_slot(op->optinsn.buf, 1);
 	op->optinsn.buf = NULL;
 }
