@@ -11,7 +11,8 @@
 #               boot; KPB_BIGREPS (default: the same) of the larger ones
 #   KPB_OPTWAIT seconds to wait for the optimizer
 #   KPB_SMPN    calls per thread in the SMP test; KPB_SLEEPN for the sleeper
-#   KPB_PARTS   which parts to run (default "hit smp reg events")
+#   KPB_PARTS   which parts to run (default "hit smp reg events"; also
+#               "kretmem", memory per kretprobe, KPB_RETN of them)
 set -u
 # bash reads a script as it goes: run from a private copy, so that an edit
 # of this file on the host cannot derail a running benchmark.
@@ -164,6 +165,33 @@ for rep in $(seq 1 "${KPB_REPS:-5}"); do
 	r=$(ctl sleep "$k" "$SLEEPN" 2)
 	emit "sleep threads=$k rep=$rep n=$(kv n "$r") ns=$(kv ns "$r") rhits=$(kv rhits "$r") nmissed=$(kv nmissed "$r") maxactive=2"
 done
+fi
+
+# ---- 1b. memory per kretprobe --------------------------------------------
+# KPB_RETN return events with the default maxactive ("r:" with no count,
+# as perf probe, bpftrace and libbpf's legacy path define them), on the
+# first functions of the candidate list: what Slab + VmallocUsed grew by,
+# per kretprobe, once they are defined (registered, disabled) and once
+# enabled.  run.sh boots a kernel with many possible CPUs for it.
+if part kretmem; then
+	retn=${KPB_RETN:-100}
+	python3 /mnt/repo/bench/pick_syms.py "$retn" 2>/dev/null |
+		awk '{ printf "r:kpbret/r%d %s\n", NR, $1 }' > rets.txt
+	for rep in $(seq 1 "${KPB_REGREPS:-1}"); do
+		echo > "$T/kprobe_events"
+		sync; sleep 1
+		read -r slab0 vm0 <<< "$(meminfo)"
+		while read -r line; do echo "$line" >> "$T/kprobe_events" 2>/dev/null; done < rets.txt
+		ok=$(grep -c '^r' "$T/kprobe_events")
+		sync; sleep 1
+		read -r slab1 vm1 <<< "$(meminfo)"
+		[ "$ok" -gt 0 ] && echo 1 > "$T/events/kpbret/enable"
+		sync; sleep 1
+		read -r slab2 vm2 <<< "$(meminfo)"
+		[ "$ok" -gt 0 ] && echo 0 > "$T/events/kpbret/enable"
+		echo > "$T/kprobe_events"
+		emit "kretmem n=$retn ok=$ok possible=$(cat /sys/devices/system/cpu/possible) online=$(nproc) slab_kb=$((slab2 - slab0)) vmalloc_kb=$((vm2 - vm0)) bytes_defined=$(( ok ? (slab1 - slab0 + vm1 - vm0) * 1024 / ok : 0 )) bytes_per_kretprobe=$(( ok ? (slab2 - slab0 + vm2 - vm0) * 1024 / ok : 0 ))"
+	done
 fi
 
 # ---- 2./3. registration throughput and memory --------------------------

@@ -354,6 +354,19 @@ def build_rows(data, run=None):
             return common([f"slab {r.get('slab_kb')} kB + vmalloc {r.get('vmalloc_kb')} kB" for r in rs])
         add("mem", f"memory per armed probe, N={n}", fn, "bytes", note=note)
 
+    for n in sizes("kretmem"):
+        def fn(mode, n=n):
+            return med([num(r, "bytes_per_kretprobe") for r in recs(mode, "kretmem", n=n)
+                        if num(r, "ok")])
+
+        def note(mode, n=n):
+            rs = recs(mode, "kretmem", n=n)
+            return common([f"{r.get('ok')} defined, possible CPUs {r.get('possible')}, "
+                           f"online {r.get('online')}; {r.get('bytes_defined')} B each once defined"
+                           for r in rs])
+        add("mem", f"memory per kretprobe (r: event, default maxactive, enabled), "
+            f"64 possible CPUs, N={n}", fn, "bytes", note=note)
+
     for k in ("1", "2", "4"):
         def fn(mode, k=k):
             return med([num(r, "n") / num(r, "ns") * 1e6 for r in recs(mode, "smp", threads=k)
