@@ -26,8 +26,16 @@
  * Sites on a function's ftrace call site (the __fentry__ nop) are attached
  * through ftrace rather than a breakpoint where the arch supports it
  * (KPROBE_FLAG_FTRACE): ftrace rewrites those bytes itself whenever tracers
- * come and go.  Arming such a site adds it to the filter of one ftrace_ops
- * owned by this file, whose callback is the arch's kprobe_ftrace_handler().
+ * come and go.  Arming such a site adds it to the filter of one of two
+ * ftrace_ops owned by this file, whose callback is the arch's
+ * kprobe_ftrace_handler().  ftrace gives a function to at most one ops that
+ * declares it moves regs->ip (IPMODIFY), and livepatch needs that for every
+ * function it patches; so only a site with a post_handler at the time it is
+ * attached takes the IPMODIFY ops (as the post_handler has always implied
+ * that the probe may steer execution), and the others share the plain ops
+ * and coexist with livepatch.  Attaching can fail (-EBUSY when the function
+ * is another owner's); registration and enabling then fail with it, and
+ * the site is left unattached (see kprobes_arm_all() for the debugfs knob).
  *
  * Handler order in a group: members run in registration order.  Each enabled
  * member's pre_handler runs once per hit; the first one that returns
@@ -57,7 +65,8 @@
  *
  * Arming state is not stored: a site has its breakpoint written exactly when
  * site_armed() is true, and every transition below writes or removes it as
- * that predicate changes.
+ * that predicate changes.  A transition whose arming fails (only an
+ * ftrace site can) is undone, so that the predicate stays true to the text.
  *
  * Optimized sites (CONFIG_OPTPROBES)
  * ----------------------------------
@@ -196,6 +205,7 @@ struct hlist_head kprobe_table[KPROBE_TABLE_SIZE];
 static DEFINE_MUTEX(kprobe_mutex);
 
 static int kprobe_ftrace_arm(struct kprobe *site);
+static void site_forget(struct kprobe *site);
 static void kprobe_ftrace_disarm(struct kprobe *site);
 static void kprobe_ftrace_disarm_many(struct kprobe **sites, unsigned int n);
 
@@ -904,46 +914,83 @@ static bool kprobe_within_ranges(unsigned long addr)
 	return kprobe_within_list(addr);
 }
 
+static int kprobe_count_symbol(void *data, unsigned long addr)
+{
+	(*(unsigned int *)data)++;
+	return 0;
+}
+
+/**
+ * kprobe_clone_parent() - the function a compiler-made part was taken from
+ * @addr: a kernel or module text address
+ * @parent: set to that function's address on success
+ *
+ * GCC splits cold paths off a function (NAME.cold), outlines parts of it
+ * (NAME.part.N) and clones it for constant arguments (NAME.constprop.N,
+ * NAME.isra.N).  Such a part runs NAME's code, so whatever holds for NAME
+ * (blacklisted, notrace) holds for it, although it is in no NOKPROBE list
+ * and a .cold part has no ftrace call.  NAME is looked up in the part's
+ * own module; in vmlinux, where static functions of several files may
+ * share it, only a NAME that is unique says which function it was.
+ * Context: any; takes no sleeping lock.
+ * Return: 0; -ENOENT when @addr is in no such part or NAME is not known;
+ * -ENOTUNIQ when several vmlinux functions are called NAME.
+ */
+int kprobe_clone_parent(unsigned long addr, unsigned long *parent)
+{
+	char name[KSYM_NAME_LEN], *dot, *modname = NULL;
+	unsigned long size, offset;
+	unsigned int count = 0;
+	size_t mlen, nlen;
+
+	if (!kallsyms_lookup(addr, &size, &offset, &modname, name))
+		return -ENOENT;
+	dot = strchr(name, '.');
+	if (!dot || dot == name)
+		return -ENOENT;
+	*dot = '\0';
+	if (modname) {
+		/* "MOD:NAME" */
+		mlen = strlen(modname);
+		nlen = dot - name;
+		if (mlen + 1 + nlen >= sizeof(name))
+			return -ENOENT;
+		memmove(name + mlen + 1, name, nlen + 1);
+		memcpy(name, modname, mlen);
+		name[mlen] = ':';
+	} else {
+		kallsyms_on_each_match_symbol(kprobe_count_symbol, name, &count);
+		if (count > 1)
+			return -ENOTUNIQ;
+	}
+	*parent = kallsyms_lookup_name(name);
+	return *parent ? 0 : -ENOENT;
+}
+
 /**
  * within_kprobe_blacklist() - may no probe be placed at @addr
  * @addr: a kernel text address
  *
  * Covers NOKPROBE_SYMBOL() functions (kernel and modules), .kprobes.text,
- * noinstr text and the ranges the arch adds, and what the compiler split
- * off such a function or cloned from it (NAME.cold, NAME.part.N,
- * NAME.constprop.N, ...): those run its code, found by NAME (the first
- * of that name, in the same module).  Also used
- * by hw_breakpoint and kgdb to keep their breakpoints out of the same
- * code.
+ * noinstr text and the ranges the arch adds, and the parts the compiler
+ * split off or cloned from such a function (see kprobe_clone_parent();
+ * a part whose function cannot be told apart from others of its name is
+ * refused).  Also used by hw_breakpoint and kgdb to keep their breakpoints
+ * out of the same code.
  * Context: any (kgdb asks with every CPU stopped); never sleeps.
  * Return: true if @addr is in blacklisted text.
  */
 bool within_kprobe_blacklist(unsigned long addr)
 {
-	char name[KSYM_NAME_LEN], *dot, *modname = NULL;
-	unsigned long parent, size, offset;
-	size_t mlen, nlen;
+	unsigned long parent;
+	int ret;
 
 	if (kprobe_within_ranges(addr))
 		return true;
-	if (!kallsyms_lookup(addr, &size, &offset, &modname, name))
-		return false;
-	dot = strchr(name, '.');
-	if (!dot || dot == name)
-		return false;
-	*dot = '\0';
-	/* A module's parent is looked up in that module: "MOD:NAME". */
-	if (modname) {
-		mlen = strlen(modname);
-		nlen = dot - name;
-		if (mlen + 1 + nlen >= sizeof(name))
-			return false;
-		memmove(name + mlen + 1, name, nlen + 1);
-		memcpy(name, modname, mlen);
-		name[mlen] = ':';
-	}
-	parent = kallsyms_lookup_name(name);
-	return parent && kprobe_within_ranges(parent);
+	ret = kprobe_clone_parent(addr, &parent);
+	if (ret == -ENOTUNIQ)
+		return true;
+	return !ret && kprobe_within_ranges(parent);
 }
 
 /*
@@ -1557,8 +1604,12 @@ static unsigned int kprobe_opt_prepare_bucket(unsigned int i, bool *waiting)
 				text_clean = true;
 			}
 			ret = kprobe_opt_build(site);
-			/* Only a shortage of memory may go away by itself. */
-			if (ret && ret != -ENOMEM)
+			/*
+			 * Only a shortage of memory, or a module still coming
+			 * (the pass its going live kicks tries again), may go
+			 * away by itself.
+			 */
+			if (ret && ret != -ENOMEM && ret != -EAGAIN)
 				site->flags |= KPROBE_FLAG_OPT_REFUSED;
 			if (ret)
 				continue;
@@ -1793,16 +1844,14 @@ static void kprobe_opt_poke_sites(struct kprobe **sites, unsigned int n,
  * s390) or check that text_mutex is held (riscv), so the breakpoint
  * writes take both; ftrace takes text_mutex itself, so its sites must not.
  */
-static void site_write_breakpoint(struct kprobe *site, bool arm)
+static int site_write_breakpoint(struct kprobe *site, bool arm)
 {
 	lockdep_assert_held(&kprobe_mutex);
 	if (kprobe_ftrace(site)) {
-		if (!arm)
-			kprobe_ftrace_disarm(site);
-		else if (kprobe_ftrace_arm(site))
-			WARN_ONCE(1, "kprobes: cannot attach %pS through ftrace\n",
-				  site->addr);
-		return;
+		if (arm)
+			return kprobe_ftrace_arm(site);
+		kprobe_ftrace_disarm(site);
+		return 0;
 	}
 	cpus_read_lock();
 	mutex_lock(&text_mutex);
@@ -1812,16 +1861,23 @@ static void site_write_breakpoint(struct kprobe *site, bool arm)
 		arch_disarm_kprobe(site);
 	mutex_unlock(&text_mutex);
 	cpus_read_unlock();
+	return 0;
 }
 
-static void site_arm(struct kprobe *site)
+/* Return: 0, or why an ftrace site could not be attached (nothing done). */
+static int site_arm(struct kprobe *site)
 {
+	int ret;
+
 	/* This site, disabled, may have left its jump behind: see site_disarm(). */
 	if (!kprobe_ftrace(site))
 		kprobe_opt_unjump_retired();
-	site_write_breakpoint(site, true);
+	ret = site_write_breakpoint(site, true);
+	if (ret)
+		return ret;
 	if (site_opt_candidate(site))
 		kprobe_optimizer_kick();
+	return 0;
 }
 
 /*
@@ -1839,17 +1895,20 @@ static void site_disarm(struct kprobe *site)
 	site_write_breakpoint(site, false);
 }
 
-/* Write or remove @site's breakpoint to follow a change of site_armed(). */
-static void site_update_arming(struct kprobe *site, bool was_armed)
+/*
+ * Write or remove @site's breakpoint to follow a change of site_armed().
+ * Return: 0, or site_arm()'s error; the caller then undoes the change.
+ */
+static int site_update_arming(struct kprobe *site, bool was_armed)
 {
 	bool armed = site_armed(site);
 
 	if (armed == was_armed)
-		return;
+		return 0;
 	if (armed)
-		site_arm(site);
-	else
-		site_disarm(site);
+		return site_arm(site);
+	site_disarm(site);
+	return 0;
 }
 
 /*
@@ -2048,6 +2107,22 @@ static void kprobe_module_blacklist_ready(struct module *mod)
 #endif
 
 /*
+ * Preambles that kCFI and call padding put before a function, each under
+ * a symbol of its own: __cfi_NAME holds the type hash that every indirect
+ * caller of NAME reads and compares (a jump written over it would fail
+ * them all), __pfx_NAME the padding that call-depth tracking and FineIBT
+ * patch at boot.  Nothing runs them as a function's code.
+ */
+static bool kprobe_in_preamble(unsigned long addr)
+{
+	char name[KSYM_NAME_LEN];
+
+	if (lookup_symbol_name(addr, name))
+		return false;
+	return str_has_prefix(name, "__cfi_") || str_has_prefix(name, "__pfx_");
+}
+
+/*
  * Can a probe go to @addr at all?  Pins the module holding the address
  * (returned in @modp) so it cannot go away while registration finishes.
  */
@@ -2071,7 +2146,7 @@ static int kprobe_check_address(unsigned long addr, struct module **modp)
 		return ret;
 
 	kprobe_module_blacklist_ready(mod);
-	if (within_kprobe_blacklist(addr)) {
+	if (within_kprobe_blacklist(addr) || kprobe_in_preamble(addr)) {
 		ret = -EINVAL;
 	} else {
 		jump_label_lock();
@@ -2126,87 +2201,118 @@ int __weak arch_prepare_kprobe_ftrace(struct kprobe *p)
 
 #ifdef CONFIG_KPROBES_ON_FTRACE
 /*
- * ftrace-based sites are all filtered into one ftrace_ops whose callback
- * is the arch's kprobe_ftrace_handler(); it is registered while at least
- * one such site is armed.  kprobe_mutex serialises both.
+ * ftrace-based sites are filtered into two ftrace_ops, see "ftrace-based
+ * sites" at the top; each is registered while at least one site is
+ * attached to it.  kprobe_mutex serialises both.
  */
-static struct ftrace_ops kprobe_ftrace_ops __read_mostly = {
-	.func = kprobe_ftrace_handler,
-	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+struct kprobe_ftrace_user {
+	struct ftrace_ops ops;
+	unsigned int attached;
 };
 
-static unsigned int kprobe_ftrace_armed;
+static struct kprobe_ftrace_user kprobe_ftrace_plain __read_mostly = {
+	.ops = {
+		.func = kprobe_ftrace_handler,
+		.flags = FTRACE_OPS_FL_SAVE_REGS,
+	},
+};
+
+static struct kprobe_ftrace_user kprobe_ftrace_steering __read_mostly = {
+	.ops = {
+		.func = kprobe_ftrace_handler,
+		.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+	},
+};
+
+static struct kprobe_ftrace_user *kprobe_ftrace_user_of(struct kprobe *site)
+{
+	return site->flags & KPROBE_FLAG_FTRACE_IPMODIFY ?
+	       &kprobe_ftrace_steering : &kprobe_ftrace_plain;
+}
 
 static int kprobe_ftrace_arm(struct kprobe *site)
 {
 	unsigned long ip = (unsigned long)site->addr;
+	struct kprobe_ftrace_user *user;
 	int ret;
 
 	lockdep_assert_held(&kprobe_mutex);
+	/* The choice holds until the site is detached; see the top. */
+	if (site->post_handler)
+		site->flags |= KPROBE_FLAG_FTRACE_IPMODIFY;
+	else
+		site->flags &= ~KPROBE_FLAG_FTRACE_IPMODIFY;
+	user = kprobe_ftrace_user_of(site);
 	/*
 	 * After ftrace_kill() every ftrace call fails, and ftrace has said
 	 * why already: the site is counted, not attached, and runs no
 	 * handler either way.
 	 */
 	if (READ_ONCE(kprobe_ftrace_disabled)) {
-		kprobe_ftrace_armed++;
+		user->attached++;
 		return 0;
 	}
-	ret = ftrace_set_filter_ip(&kprobe_ftrace_ops, ip, 0, 0);
+	ret = ftrace_set_filter_ip(&user->ops, ip, 0, 0);
 	if (ret)
 		return ret;
-	if (!kprobe_ftrace_armed) {
-		ret = register_ftrace_function(&kprobe_ftrace_ops);
-		if (ret) {
-			ftrace_set_filter_ip(&kprobe_ftrace_ops, ip, 1, 0);
-			return ret;
-		}
+	if (!user->attached)
+		ret = register_ftrace_function(&user->ops);
+	if (ret) {
+		ftrace_set_filter_ip(&user->ops, ip, 1, 0);
+		return ret;
 	}
-	kprobe_ftrace_armed++;
+	user->attached++;
 	return 0;
+}
+
+static void kprobe_ftrace_detach(struct kprobe_ftrace_user *user,
+				 unsigned long *ips, unsigned int n)
+{
+	if (WARN_ON_ONCE(n > user->attached))
+		n = user->attached;
+	if (!n)
+		return;
+	user->attached -= n;
+	if (READ_ONCE(kprobe_ftrace_disabled))
+		return;		/* as in kprobe_ftrace_arm() */
+	if (!user->attached)
+		WARN_ON_ONCE(unregister_ftrace_function(&user->ops));
+	WARN_ON_ONCE(ftrace_set_filter_ips(&user->ops, ips, n, 1, 0));
 }
 
 static void kprobe_ftrace_disarm(struct kprobe *site)
 {
+	unsigned long ip = (unsigned long)site->addr;
+
 	lockdep_assert_held(&kprobe_mutex);
-	if (WARN_ON_ONCE(!kprobe_ftrace_armed))
-		return;
-	kprobe_ftrace_armed--;
-	if (READ_ONCE(kprobe_ftrace_disabled))
-		return;		/* as in kprobe_ftrace_arm() */
-	if (!kprobe_ftrace_armed)
-		WARN_ON_ONCE(unregister_ftrace_function(&kprobe_ftrace_ops));
-	WARN_ON_ONCE(ftrace_set_filter_ip(&kprobe_ftrace_ops,
-					  (unsigned long)site->addr, 1, 0));
+	kprobe_ftrace_detach(kprobe_ftrace_user_of(site), &ip, 1);
 }
 
 /*
- * kprobe_ftrace_disarm() for @n sites with one update of the filter:
+ * kprobe_ftrace_disarm() for @n sites with one filter update per ops:
  * ftrace walks all its call sites on every update, so one per site made
- * disabling 2,000 function-entry events take 17 s.
+ * disabling 2,000 function-entry events take 17 s.  Reorders @sites.
  */
 static void kprobe_ftrace_disarm_many(struct kprobe **sites, unsigned int n)
 {
+	unsigned int i, nsteer = 0;
 	unsigned long *ips;
-	unsigned int i;
 
 	lockdep_assert_held(&kprobe_mutex);
 	ips = n > 1 ? kvmalloc_array(n, sizeof(*ips), GFP_KERNEL) : NULL;
-	if (!ips || WARN_ON_ONCE(n > kprobe_ftrace_armed)) {
+	if (!ips) {
 		for (i = 0; i < n; i++)
 			kprobe_ftrace_disarm(sites[i]);
-		kvfree(ips);
 		return;
 	}
-	kprobe_ftrace_armed -= n;
-	if (!READ_ONCE(kprobe_ftrace_disabled)) {
-		if (!kprobe_ftrace_armed)
-			WARN_ON_ONCE(unregister_ftrace_function(&kprobe_ftrace_ops));
-		for (i = 0; i < n; i++)
-			ips[i] = (unsigned long)sites[i]->addr;
-		WARN_ON_ONCE(ftrace_set_filter_ips(&kprobe_ftrace_ops, ips, n,
-						   1, 0));
+	for (i = 0; i < n; i++) {
+		if (sites[i]->flags & KPROBE_FLAG_FTRACE_IPMODIFY)
+			swap(sites[i], sites[nsteer++]);
 	}
+	for (i = 0; i < n; i++)
+		ips[i] = (unsigned long)sites[i]->addr;
+	kprobe_ftrace_detach(&kprobe_ftrace_steering, ips, nsteer);
+	kprobe_ftrace_detach(&kprobe_ftrace_plain, ips + nsteer, n - nsteer);
 	kvfree(ips);
 }
 
@@ -2228,7 +2334,8 @@ static void kprobe_ftrace_disarm_many(struct kprobe **sites, unsigned int n)
 /*
  * Set up how @p's instruction is carried out: through ftrace where the arch
  * can do so (ftrace owns its call sites and rewrites them at will),
- * otherwise with a breakpoint.
+ * otherwise with a breakpoint.  An ftrace call site is refused where the
+ * arch cannot attach to it through ftrace.
  */
 static int kprobe_prepare_site(struct kprobe *p)
 {
@@ -2237,9 +2344,15 @@ static int kprobe_prepare_site(struct kprobe *p)
 	/* Backends start from a zeroed @ainsn; a re-registered probe has one. */
 	memset(&p->ainsn, 0, sizeof(p->ainsn));
 
-	if (IS_ENABLED(CONFIG_KPROBES_ON_FTRACE) &&
-	    !READ_ONCE(kprobe_ftrace_disabled) &&
-	    ftrace_location((unsigned long)p->addr) == (unsigned long)p->addr) {
+	if (ftrace_location((unsigned long)p->addr) == (unsigned long)p->addr &&
+	    !READ_ONCE(kprobe_ftrace_disabled)) {
+		/*
+		 * ftrace rewrites these bytes whenever a tracer comes or goes,
+		 * and verifies what it finds there first: a breakpoint would
+		 * make it fail, or be overwritten.
+		 */
+		if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
+			return -EINVAL;
 		p->flags |= KPROBE_FLAG_FTRACE;
 		ret = arch_prepare_kprobe_ftrace(p);
 		if (ret != -EOPNOTSUPP)
@@ -2288,8 +2401,8 @@ static struct kprobe *kprobe_make_group(struct kprobe *lone)
 #endif
 	grp->kp.flags = lone->flags &
 		(KPROBE_FLAG_DISABLED | KPROBE_FLAG_ON_FUNC_ENTRY |
-		 KPROBE_FLAG_FTRACE | KPROBE_FLAG_OPTIMIZED |
-		 KPROBE_FLAG_OPT_REFUSED);
+		 KPROBE_FLAG_FTRACE | KPROBE_FLAG_FTRACE_IPMODIFY |
+		 KPROBE_FLAG_OPTIMIZED | KPROBE_FLAG_OPT_REFUSED);
 	grp->kp.pre_handler = kprobe_group_pre;
 	grp->kp.fault_handler = kprobe_group_fault;
 	grp->kp.post_handler = lone->post_handler ? kprobe_group_post : NULL;
@@ -2306,6 +2419,7 @@ static struct kprobe *kprobe_make_group(struct kprobe *lone)
 static int kprobe_join_site(struct kprobe *site, struct kprobe *p)
 {
 	bool was_armed = site_armed(site);
+	int ret;
 
 	lockdep_assert_held(&kprobe_mutex);
 
@@ -2322,7 +2436,14 @@ static int kprobe_join_site(struct kprobe *site, struct kprobe *p)
 	p->flags |= site->flags & (KPROBE_FLAG_FTRACE | KPROBE_FLAG_OPTIMIZED);
 	list_add_tail_rcu(&p->list, &to_kprobe_group(site)->members);
 	kprobe_group_refresh(to_kprobe_group(site));
-	site_update_arming(site, was_armed);
+	ret = site_update_arming(site, was_armed);
+	if (ret) {
+		/* The caller may free @p once this fails. */
+		list_del_rcu(&p->list);
+		kprobe_group_refresh(to_kprobe_group(site));
+		synchronize_rcu();
+		return ret;
+	}
 	if (site_opt_candidate(site) && !kprobe_optimized(site))
 		kprobe_optimizer_kick();
 	return 0;
@@ -2375,11 +2496,18 @@ static int __register_kprobe(struct kprobe *p)
 		goto out;	/* nothing to undo: arch_remove_kprobe() is not for failures */
 	site_opt_prescan(p);
 	hlist_add_head_rcu(&p->hlist, kprobe_bucket(addr));
-	if (site_armed(p))
-		site_arm(p);
+	if (site_armed(p)) {
+		ret = site_arm(p);
+		if (ret) {
+			/* An ftrace site: it holds no slot, and never fired. */
+			site_forget(p);
+			synchronize_rcu();
+		}
+	}
 out:
 	if (ret) {
 		p->addr = given;
+		INIT_HLIST_NODE(&p->hlist);
 		INIT_LIST_HEAD(&p->list);
 	}
 	module_put(mod);
@@ -2395,7 +2523,8 @@ out:
  * addr, already registered, not kernel text, blacklisted), -ENOENT for an
  * unknown symbol or a module going away, -EILSEQ for an address inside an
  * instruction, -EOPNOTSUPP for an instruction that cannot be probed, -EBUSY
- * for text owned by jump labels or static calls, -ENOMEM.
+ * for text owned by jump labels or static calls, or for a function entry
+ * that ftrace lets another user steer (livepatch), -ENOMEM.
  */
 int register_kprobe(struct kprobe *p)
 {
@@ -2686,7 +2815,9 @@ EXPORT_SYMBOL_GPL(disable_kprobes);
  * @kp: a registered probe
  *
  * Context: may sleep.
- * Return: 0, or -EINVAL if @kp is not registered or its text is gone.
+ * Return: 0, or -EINVAL if @kp is not registered or its text is gone, or
+ * why an ftrace-based site could not be attached (-EBUSY: its function is
+ * another IPMODIFY user's); @kp then stays disabled.
  */
 int enable_kprobe(struct kprobe *kp)
 {
@@ -2704,7 +2835,12 @@ int enable_kprobe(struct kprobe *kp)
 	kp->flags &= ~KPROBE_FLAG_DISABLED;
 	if (site != kp)
 		kprobe_group_refresh(to_kprobe_group(site));
-	site_update_arming(site, was_armed);
+	ret = site_update_arming(site, was_armed);
+	if (ret) {
+		kp->flags |= KPROBE_FLAG_DISABLED;
+		if (site != kp)
+			kprobe_group_refresh(to_kprobe_group(site));
+	}
 out:
 	mutex_unlock(&kprobe_mutex);
 	return ret;
@@ -3736,6 +3872,8 @@ static int kprobes_module_callback(struct notifier_block *nb,
 	case MODULE_STATE_LIVE:
 		/* The module's __init text is freed next. */
 		kprobe_retire_range(kprobe_in_module_init, mod, true);
+		/* Its sites that waited for it may have a jump now. */
+		kprobe_optimizer_kick();
 		break;
 	case MODULE_STATE_GOING:
 		kprobe_retire_range(kprobe_in_module, mod, true);
@@ -3810,26 +3948,62 @@ void kprobe_ftrace_kill(void)
 /* Global arm/disarm (debugfs "enabled")                                  */
 /* ---------------------------------------------------------------------- */
 
-static void kprobes_set_all_disarmed(bool disarm)
+/*
+ * A site that cannot be attached when everything is armed again (an
+ * ftrace site whose function livepatch owns by now) is disabled with its
+ * probes, so that site_armed() stays true to the text; the others are
+ * armed.  Return: the first such error.
+ */
+static int kprobes_arm_all(void)
+{
+	struct kprobe *site, *member;
+	unsigned int i;
+	int ret, first = 0;
+
+	for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
+		hlist_for_each_entry(site, &kprobe_table[i], hlist) {
+			ret = site_update_arming(site, false);
+			if (!ret)
+				continue;
+			pr_warn("cannot arm %pS (%d): its probes are disabled\n",
+				site->addr, ret);
+			first = first ?: ret;
+			site->flags |= KPROBE_FLAG_DISABLED;
+			if (!kprobe_is_group(site))
+				continue;
+			list_for_each_entry(member,
+					    &to_kprobe_group(site)->members, list)
+				member->flags |= KPROBE_FLAG_DISABLED;
+		}
+	}
+	return first;
+}
+
+/* Each probe's own disabled state is left alone, but see above. */
+static int kprobes_set_all_disarmed(bool disarm)
 {
 	struct kprobe *site;
 	unsigned int i;
+	int ret = 0;
 
 	mutex_lock(&kprobe_mutex);
 	if (kprobes_all_disarmed == disarm)
 		goto out;
-	/* Each probe's own disabled state is left alone. */
 	kprobes_all_disarmed = disarm;
-	for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
-		hlist_for_each_entry(site, &kprobe_table[i], hlist)
-			site_update_arming(site, disarm && !kprobe_disabled(site));
-	}
-	/* "Disarmed" means the text is ours no more when the write returns. */
-	if (disarm)
+	if (disarm) {
+		for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
+			hlist_for_each_entry(site, &kprobe_table[i], hlist)
+				site_update_arming(site, !kprobe_disabled(site));
+		}
+		/* "Disarmed" means the text is ours no more when this returns. */
 		kprobe_opt_unjump_retired();
+	} else {
+		ret = kprobes_arm_all();
+	}
 	pr_info("kprobes globally %s\n", disarm ? "disarmed" : "armed");
 out:
 	mutex_unlock(&kprobe_mutex);
+	return ret;
 }
 
 /*
@@ -4060,8 +4234,8 @@ static ssize_t kprobe_enabled_write(struct file *file, const char __user *ubuf,
 	ret = kstrtobool_from_user(ubuf, count, &enable);
 	if (ret)
 		return ret;
-	kprobes_set_all_disarmed(!enable);
-	return count;
+	ret = kprobes_set_all_disarmed(!enable);
+	return ret ? ret : count;
 }
 
 static const struct file_operations kprobe_enabled_fops = {

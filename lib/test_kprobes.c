@@ -55,11 +55,13 @@
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
+#include <linux/objtool.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/stacktrace.h>
 #include <linux/time.h>
+#include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
 #ifdef CONFIG_X86_64
@@ -643,6 +645,123 @@ asm(KPT_ASM_BEGIN(kpt_asm_loop)
 );
 
 /*
+ * x + 0x40, through a callee that takes the word its caller pushed for it
+ * off the stack with "ret $8".  The caller keeps its entry %rsp in %rbp and
+ * adds 0x100 to the result if the stack is not back there after the call;
+ * leave then puts %rsp right whatever happened, so a return that pops the
+ * wrong amount shows as a wrong result instead of a crash.
+ */
+asm(KPT_ASM_BEGIN(kpt_asm_retimm_callee)
+	KPT_SITE(kpt_asm_retimm_callee) "movq 8(%rsp), %rax\n\t"
+	KPT_SITE(kpt_asm_retimm_callee) "addq %rdi, %rax\n\t"
+	KPT_SITE(kpt_asm_retimm_callee) ANNOTATE_RETPOLINE_SAFE "ret $8\n\t"
+	"int3\n"
+	KPT_ASM_END(kpt_asm_retimm_callee)
+
+	KPT_ASM_BEGIN(kpt_asm_retimm)
+	KPT_SITE(kpt_asm_retimm) "pushq %rbp\n\t"
+	KPT_SITE(kpt_asm_retimm) "movq %rsp, %rbp\n\t"
+	KPT_SITE(kpt_asm_retimm) "pushq $0x40\n\t"
+	KPT_SITE(kpt_asm_retimm) "call kpt_asm_retimm_callee\n\t"
+	KPT_SITE(kpt_asm_retimm) "cmpq %rsp, %rbp\n\t"
+	KPT_SITE(kpt_asm_retimm) "je 1f\n\t"
+	KPT_SITE(kpt_asm_retimm) "addq $0x100, %rax\n"
+	"1:\n\t"
+	KPT_SITE(kpt_asm_retimm) "leave\n\t"
+	KPT_SITE(kpt_asm_retimm) KPT_RET
+	KPT_ASM_END(kpt_asm_retimm)
+);
+
+/*
+ * 4x + 10: kpt_asm_helper() (2x + 1) twice, called through %rax, then
+ * through %r10, which needs REX.B.  Without that bit the same encoding
+ * names %rdx, which holds a decoy returning 0xbad: a call taken through
+ * the wrong register gives a wrong result, not a jump into the void.
+ */
+asm(KPT_ASM_BEGIN(kpt_asm_icall_decoy)
+	"movl $0xbad, %eax\n\t"
+	KPT_RET
+	KPT_ASM_END(kpt_asm_icall_decoy)
+
+	KPT_ASM_BEGIN(kpt_asm_icall)
+	KPT_SITE(kpt_asm_icall) "leaq kpt_asm_helper(%rip), %rax\n\t"
+	KPT_SITE(kpt_asm_icall) ANNOTATE_RETPOLINE_SAFE "call *%rax\n\t"
+	KPT_SITE(kpt_asm_icall) "movq %rax, %rdi\n\t"
+	KPT_SITE(kpt_asm_icall) "leaq kpt_asm_helper(%rip), %r10\n\t"
+	KPT_SITE(kpt_asm_icall) "leaq kpt_asm_icall_decoy(%rip), %rdx\n\t"
+	KPT_SITE(kpt_asm_icall) ANNOTATE_RETPOLINE_SAFE "call *%r10\n\t"
+	KPT_SITE(kpt_asm_icall) "addq $7, %rax\n\t"
+	KPT_SITE(kpt_asm_icall) KPT_RET
+	KPT_ASM_END(kpt_asm_icall)
+);
+
+/*
+ * Never run: one instruction of each class the breakpoint path refuses,
+ * for kprobe_insn_refused_classes() to register probes on.  Registration
+ * only decodes these bytes, so privileged and trapping instructions are
+ * fine; each is a valid x86-64 encoding, given as bytes where assemblers
+ * disagree on the mnemonic or its form.  ud0 is two bytes because that is
+ * how the kernel's decoder reads it (no ModRM), and the decoder is what
+ * finds the instruction boundaries.  Site 0 is an ordinary instruction
+ * that must be accepted: it shows that the sites are boundaries.  Nothing
+ * after the first trap is reachable, so objtool is told to skip the
+ * function (STACK_FRAME_NON_STANDARD below); it still checks indirect
+ * branches and returns everywhere, hence the annotations.
+ */
+asm(KPT_ASM_BEGIN(kpt_asm_refused)
+	KPT_SITE(kpt_asm_refused) "movq %rdi, %rax\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0x0f, 0x0b\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0x0f, 0xb9, 0xc0\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0x0f, 0xff\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0xcc\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0xcd, 0x80\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0xf1\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0x48, 0xcf\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0xcb\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0xca, 0x08, 0x00\n\t"
+	KPT_SITE(kpt_asm_refused) ANNOTATE_RETPOLINE_SAFE ".byte 0xff, 0x18\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0xff, 0x28\n\t"
+	KPT_SITE(kpt_asm_refused) ANNOTATE_RETPOLINE_SAFE ".byte 0xff, 0x10\n\t"
+	KPT_SITE(kpt_asm_refused) ANNOTATE_RETPOLINE_SAFE ".byte 0xff, 0x20\n\t"
+	KPT_SITE(kpt_asm_refused) ANNOTATE_RETPOLINE_SAFE
+	".byte 0xff, 0x15, 0, 0, 0, 0\n\t"
+	/* objtool takes REX2 for REX: to it this is no indirect call. */
+	KPT_SITE(kpt_asm_refused) ".byte 0xd5, 0x10, 0xff, 0xd0\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0xfb\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0xf4\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0x0f, 0x01, 0xc9\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0x0f, 0x01, 0xfb\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0x0f, 0x01, 0xf8\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0x0f, 0x05\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0x48, 0x0f, 0x07\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0x0f, 0x34\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0x48, 0x0f, 0x35\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0x0f, 0xaa\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0x8e, 0xd0\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0x8e, 0xd8\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0x0f, 0xa1\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0x0f, 0xa9\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0x0f, 0x01, 0xc1\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0x0f, 0x01, 0xc2\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0x0f, 0x01, 0xc3\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0x0f, 0x01, 0xc4\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0x0f, 0x01, 0xd8\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0x0f, 0x01, 0xd9\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0x0f, 0x01, 0xdc\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0x0f, 0x01, 0xdd\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0xc7, 0xf8, 0, 0, 0, 0\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0x66, 0x9c\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0x66, 0x9d\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0x67, 0xe2, 0x00\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0x67, 0xe3, 0x00\n\t"
+	KPT_SITE(kpt_asm_refused) ".byte 0xf3, 0x0f, 0x1e, 0xfa\n\t"
+	KPT_SITE(kpt_asm_refused)
+	".byte 0x0f, 0x0b, 0x6b, 0x76, 0x6d, 0x0f, 0xa2\n\t"
+	KPT_RET
+	KPT_ASM_END(kpt_asm_refused)
+);
+
+/*
  * Targets of the jump optimization tests, in a string of their own (sparse
  * limits string length).  kpt_asm_opt: x + 0x1014, for jump optimization: a probe on site 1 covers
  * the add and the RIP-relative add (11 bytes), nothing jumps into them.
@@ -870,6 +989,27 @@ asm(KPT_ASM_BEGIN(kpt_asm_nokp)
 	".quad kpt_asm_nokp\n"
 	".popsection\n");
 
+/*
+ * The preambles clang's kCFI (the type hash in a movl) and call padding
+ * put before a function, under symbols of their own; never run.
+ */
+asm(".pushsection .text, \"ax\"\n"
+	".balign 16\n"
+	".type __cfi_kpt_asm_padded, @function\n"
+	"__cfi_kpt_asm_padded:\n\t"
+	"movl $0x6b707431, %eax\n\t"
+	".fill 11, 1, 0xcc\n"
+	".size __cfi_kpt_asm_padded, . - __cfi_kpt_asm_padded\n"
+	".type __pfx_kpt_asm_padded, @function\n"
+	"__pfx_kpt_asm_padded:\n\t"
+	".fill 16, 1, 0xcc\n"
+	".size __pfx_kpt_asm_padded, . - __pfx_kpt_asm_padded\n"
+	".popsection\n"
+	KPT_ASM_BEGIN(kpt_asm_padded)
+	"movq %rdi, %rax\n\t"
+	KPT_RET
+	KPT_ASM_END(kpt_asm_padded));
+
 /* The asm above names them: kept even where no test switches them. */
 static __used DEFINE_STATIC_KEY_FALSE(kpt_opt_key);
 static __used DEFINE_STATIC_KEY_FALSE(kpt_opt_jl_key);
@@ -919,10 +1059,22 @@ KPT_ASM_SITES(kpt_asm_optcold2);
 KPT_ASM_FUNC(kpt_asm_optac, unsigned long x);
 KPT_ASM_SITES(kpt_asm_optac);
 KPT_ASM_FUNC(kpt_asm_nokp, unsigned long x);
+KPT_ASM_FUNC(kpt_asm_padded, unsigned long x);
 KPT_ASM_FUNC(kpt_asm_optkey, unsigned long x);
 KPT_ASM_SITES(kpt_asm_optkey);
 KPT_ASM_FUNC(kpt_asm_optjl, unsigned long x);
 KPT_ASM_SITES(kpt_asm_optjl);
+KPT_ASM_FUNC(kpt_asm_retimm_callee, unsigned long x);
+KPT_ASM_SITES(kpt_asm_retimm_callee);
+KPT_ASM_FUNC(kpt_asm_retimm, unsigned long x);
+KPT_ASM_SITES(kpt_asm_retimm);
+KPT_ASM_FUNC(kpt_asm_icall, unsigned long x);
+KPT_ASM_SITES(kpt_asm_icall);
+KPT_ASM_FUNC(kpt_asm_refused, unsigned long x);
+KPT_ASM_SITES(kpt_asm_refused);
+
+/* Its traps are dead ends, which leave the rest unreachable for objtool. */
+STACK_FRAME_NON_STANDARD(kpt_asm_refused);
 
 static unsigned int kpt_nr_sites(const u32 *sites)
 {
@@ -1076,6 +1228,38 @@ static void kprobe_blacklist_split_part(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpt_register(test, part), -EINVAL);
 	KUNIT_EXPECT_EQ(test, kpt_asm_nokp(7), 7UL);
 }
+
+/*
+ * A jump optimized over a kCFI preamble would overwrite the type hash that
+ * every indirect caller compares: preambles are refused, the function
+ * after them is not.
+ */
+static void kprobe_refused_preamble(struct kunit *test)
+{
+	static const struct {
+		const char *symbol;
+		unsigned int offset;
+	} refused[] = {
+		{ "__cfi_kpt_asm_padded", 0 },
+		{ "__cfi_kpt_asm_padded", 5 },
+		{ "__pfx_kpt_asm_padded", 0 },
+	};
+	struct kpt_probe *func = kpt_probe_new(test, kpt_asm_padded, false);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(refused); i++) {
+		struct kpt_probe *p = kpt_probe_new(test, NULL, false);
+
+		p->kp.symbol_name = refused[i].symbol;
+		p->kp.offset = refused[i].offset;
+		KUNIT_EXPECT_EQ_MSG(test, kpt_register(test, &p->kp), -EINVAL,
+				    "%s+%u", refused[i].symbol,
+				    refused[i].offset);
+	}
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &func->kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_asm_padded(9), 9UL);
+	KUNIT_EXPECT_EQ(test, func->pre_hits, 1U);
+}
 #endif
 
 /* Functions that no kprobe may ever be put on. */
@@ -1105,6 +1289,74 @@ static void kprobe_blacklist_kernel(struct kunit *test)
 				    "symbol %s", kpt_blacklisted_symbols[i]);
 	}
 }
+
+#ifdef CONFIG_X86_64
+/*
+ * The return and untrain thunks every return may go through, and the
+ * indirect-branch thunk arrays: blacklisted by name on x86, as listed in
+ * arch_populate_kprobe_blacklist().  Which of them exist depends on the
+ * mitigations configured.
+ */
+static const char * const kpt_thunk_symbols[] = {
+	"__x86_return_thunk",
+	"__x86_indirect_thunk_array",
+	"__x86_indirect_call_thunk_array",
+	"__x86_indirect_jump_thunk_array",
+	"__x86_indirect_its_thunk_array",
+	/* the last thunks of the arrays: the whole array is blacklisted */
+	"__x86_indirect_thunk_r15",
+	"__x86_indirect_call_thunk_r15",
+	"__x86_indirect_jump_thunk_r15",
+	"__x86_indirect_its_thunk_r15",
+	"its_return_thunk",
+	"retbleed_return_thunk",
+	"retbleed_untrain_ret",
+	"srso_return_thunk",
+	"srso_untrain_ret",
+	"srso_alias_return_thunk",
+	"srso_alias_untrain_ret",
+	"srso_alias_safe_ret",
+	"srso_safe_ret",
+	"call_depth_return_thunk",
+	"entry_untrain_ret",
+};
+
+/*
+ * Is @name in kallsyms?  Modules cannot ask, the lookup is not exported to
+ * them; they go by registration's -ENOENT, which comes from that lookup.
+ */
+static bool kpt_ksym_exists(const char *name)
+{
+#if KPT_BUILTIN
+	return kallsyms_lookup_name(name);
+#else
+	return true;
+#endif
+}
+
+static void kprobe_blacklist_thunks(struct kunit *test)
+{
+	unsigned int i, present = 0;
+
+	for (i = 0; i < ARRAY_SIZE(kpt_thunk_symbols); i++) {
+		const char *name = kpt_thunk_symbols[i];
+		struct kpt_probe *p;
+		int ret;
+
+		if (!kpt_ksym_exists(name))
+			continue;
+		p = kpt_probe_new(test, NULL, false);
+		p->kp.symbol_name = name;
+		ret = kpt_register(test, &p->kp);
+		if (!KPT_BUILTIN && ret == -ENOENT)
+			continue;
+		present++;
+		KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "symbol %s", name);
+	}
+	if (!present)
+		kunit_skip(test, "no return or untrain thunk in this kernel");
+}
+#endif
 
 static void kprobe_register_twice(struct kunit *test)
 {
@@ -1953,6 +2205,51 @@ static void kprobe_insn_call(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, callee->post_hits, 8U);
 }
 
+static void kpt_run_icall(struct kunit *test, void *arg)
+{
+	KUNIT_EXPECT_EQ(test, kpt_asm_icall(1), 14UL);
+	KUNIT_EXPECT_EQ(test, kpt_asm_icall(50), 210UL);
+}
+
+static void kprobe_insn_call_reg(struct kunit *test)
+{
+	static const unsigned int hits[] = { 2, 2, 2, 2, 2, 2, 2, 2 };
+	void *via_ax = kpt_site(kpt_asm_icall, kpt_asm_icall_sites, 1);
+	void *via_r10 = kpt_site(kpt_asm_icall, kpt_asm_icall_sites, 5);
+	struct kpt_probe *a = kpt_probe_new(test, via_ax, true);
+	struct kpt_probe *b = kpt_probe_new(test, via_r10, true);
+	struct kpt_probe *callee;
+
+	kpt_run_icall(test, NULL);
+
+	/*
+	 * The call is emulated: the post_handler already sees the callee's
+	 * entry, taken from the register the pre_handler saw.
+	 */
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &a->kp), 0);
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &b->kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_asm_icall(3), 22UL);
+	KUNIT_EXPECT_EQ(test, a->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, a->post_hits, 1U);
+	KUNIT_EXPECT_EQ(test, b->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, b->post_hits, 1U);
+	KUNIT_EXPECT_EQ(test, a->pre_ax, (unsigned long)kpt_asm_helper);
+	KUNIT_EXPECT_EQ(test, a->post_ip, (unsigned long)kpt_asm_helper);
+	KUNIT_EXPECT_EQ(test, b->post_ip, (unsigned long)kpt_asm_helper);
+	kpt_unregister(test, &a->kp);
+	kpt_unregister(test, &b->kp);
+
+	/* And the callee's own probe is hit through both emulated calls. */
+	callee = kpt_probe_new(test, kpt_site(kpt_asm_helper,
+					      kpt_asm_helper_sites, 0), true);
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &callee->kp), 0);
+	kpt_probe_sites(test, kpt_asm_icall, kpt_asm_icall_sites, hits,
+			ARRAY_SIZE(hits), kpt_run_icall, NULL);
+	/* Four runs of two calls, each calling the helper twice. */
+	KUNIT_EXPECT_EQ(test, callee->pre_hits, 16U);
+	KUNIT_EXPECT_EQ(test, callee->post_hits, 16U);
+}
+
 static void kpt_run_jcc(struct kunit *test, void *arg)
 {
 	KUNIT_EXPECT_EQ(test, kpt_asm_jcc(0), 0UL);
@@ -2082,6 +2379,157 @@ static void kprobe_insn_pushf(struct kunit *test)
 		hits[i] = KPT_NR_CMP;
 	kpt_probe_sites(test, kpt_asm_flags, kpt_asm_flags_sites, hits, 5,
 			kpt_run_flags, want);
+}
+
+static void kpt_run_retimm(struct kunit *test, void *arg)
+{
+	KUNIT_EXPECT_EQ(test, kpt_asm_retimm(1), 0x41UL);
+	KUNIT_EXPECT_EQ(test, kpt_asm_retimm(0x1000), 0x1040UL);
+}
+
+/*
+ * "ret $8" pops the return address and then the caller's extra word: a
+ * result 0x100 too large means the emulated return left %rsp elsewhere.
+ */
+static void kprobe_insn_ret_imm16(struct kunit *test)
+{
+	static const unsigned int callee_hits[] = { 2, 2, 2 };
+	/* The add of site 6 runs only on an unbalanced stack. */
+	static const unsigned int caller_hits[] = { 2, 2, 2, 2, 2, 2, 0, 2, 2 };
+	void *ret8 = kpt_site(kpt_asm_retimm_callee,
+			      kpt_asm_retimm_callee_sites, 2);
+	void *back = kpt_site(kpt_asm_retimm, kpt_asm_retimm_sites, 4);
+	struct kpt_probe *p = kpt_probe_new(test, ret8, true);
+
+	kpt_run_retimm(test, NULL);
+
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &p->kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_asm_retimm(5), 0x45UL);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, p->post_hits, 1U);
+	/* Emulated: the post_handler is already back in the caller. */
+	KUNIT_EXPECT_EQ(test, p->post_ip, (unsigned long)back);
+	KUNIT_EXPECT_EQ(test, p->post_ax, 0x45UL);
+	kpt_unregister(test, &p->kp);
+
+	kpt_probe_sites(test, kpt_asm_retimm_callee,
+			kpt_asm_retimm_callee_sites, callee_hits,
+			ARRAY_SIZE(callee_hits), kpt_run_retimm, NULL);
+	kpt_probe_sites(test, kpt_asm_retimm, kpt_asm_retimm_sites,
+			caller_hits, ARRAY_SIZE(caller_hits), kpt_run_retimm,
+			NULL);
+}
+
+/*
+ * What a probe on each site of kpt_asm_refused must get.  All refusals are
+ * -EOPNOTSUPP from kprobe_classify(), which runs only once the address has
+ * passed the blacklist, boundary and readability checks (-EINVAL, -EILSEQ):
+ * each site is a real instruction of ordinary text, so the errno says the
+ * instruction itself was refused, and why is one of:
+ *  - ud0/ud1/ud2: BUG() and WARN() are looked up by the trap's address,
+ *    which a copy elsewhere would not have;
+ *  - int3, int n, int1, iret, far returns, far and memory-indirect
+ *    calls and jumps, syscall/sysret, sysenter/sysexit, rsm: they leave or
+ *    re-enter the kernel's flow, or need an operand read to emulate;
+ *  - call through a register with a REX2 prefix: the register file of the
+ *    emulation stops at r15;
+ *  - sti, mov to %ss: their one-instruction interrupt shadow cannot be
+ *    kept; hlt, mwait, mwaitx: would wait with interrupts off;
+ *  - swapgs and writes to segment registers (mov, pop): per-CPU data is
+ *    found through %gs, and the classifier does not single %gs out;
+ *  - VMX and SVM instructions: they enter or leave a guest, or change GIF
+ *    as sti and cli change IF;
+ *  - xbegin: its abort address is relative, and would point into a copy;
+ *  - pushf/popf with a 16-bit operand, loop/jecxz with a 32-bit address:
+ *    the emulation handles the 64-bit forms only;
+ *  - endbr64 (here not at the symbol's start): an int3 over it would make
+ *    an indirect branch to it fault under IBT;
+ *  - an instruction behind the KVM emulate prefix: the prefix is a ud2
+ *    that only a hypervisor turns into the instruction behind it.
+ */
+static const struct {
+	unsigned int site;
+	int err;
+	const char *insn;
+} kpt_refused[] = {
+	{  0, 0,		"movq %rdi, %rax (accepted)" },
+	{  1, -EOPNOTSUPP,	"ud2" },
+	{  2, -EOPNOTSUPP,	"ud1 %eax, %eax" },
+	{  3, -EOPNOTSUPP,	"ud0" },
+	{  4, -EOPNOTSUPP,	"int3" },
+	{  5, -EOPNOTSUPP,	"int $0x80" },
+	{  6, -EOPNOTSUPP,	"int1" },
+	{  7, -EOPNOTSUPP,	"iretq" },
+	{  8, -EOPNOTSUPP,	"lret" },
+	{  9, -EOPNOTSUPP,	"lret $8" },
+	{ 10, -EOPNOTSUPP,	"lcall *(%rax)" },
+	{ 11, -EOPNOTSUPP,	"ljmp *(%rax)" },
+	{ 12, -EOPNOTSUPP,	"call *(%rax)" },
+	{ 13, -EOPNOTSUPP,	"jmp *(%rax)" },
+	{ 14, -EOPNOTSUPP,	"call *0(%rip)" },
+	{ 15, -EOPNOTSUPP,	"call *%r16 (REX2)" },
+	{ 16, -EOPNOTSUPP,	"sti" },
+	{ 17, -EOPNOTSUPP,	"hlt" },
+	{ 18, -EOPNOTSUPP,	"mwait" },
+	{ 19, -EOPNOTSUPP,	"mwaitx" },
+	{ 20, -EOPNOTSUPP,	"swapgs" },
+	{ 21, -EOPNOTSUPP,	"syscall" },
+	{ 22, -EOPNOTSUPP,	"sysretq" },
+	{ 23, -EOPNOTSUPP,	"sysenter" },
+	{ 24, -EOPNOTSUPP,	"sysexitq" },
+	{ 25, -EOPNOTSUPP,	"rsm" },
+	{ 26, -EOPNOTSUPP,	"mov %eax, %ss" },
+	{ 27, -EOPNOTSUPP,	"mov %eax, %ds" },
+	{ 28, -EOPNOTSUPP,	"pop %fs" },
+	{ 29, -EOPNOTSUPP,	"pop %gs" },
+	{ 30, -EOPNOTSUPP,	"vmcall" },
+	{ 31, -EOPNOTSUPP,	"vmlaunch" },
+	{ 32, -EOPNOTSUPP,	"vmresume" },
+	{ 33, -EOPNOTSUPP,	"vmxoff" },
+	{ 34, -EOPNOTSUPP,	"vmrun" },
+	{ 35, -EOPNOTSUPP,	"vmmcall" },
+	{ 36, -EOPNOTSUPP,	"stgi" },
+	{ 37, -EOPNOTSUPP,	"clgi" },
+	{ 38, -EOPNOTSUPP,	"xbegin" },
+	{ 39, -EOPNOTSUPP,	"pushfw" },
+	{ 40, -EOPNOTSUPP,	"popfw" },
+	{ 41, -EOPNOTSUPP,	"addr32 loop" },
+	{ 42, -EOPNOTSUPP,	"jecxz" },
+	{ 43, -EOPNOTSUPP,	"endbr64 inside a function" },
+	{ 44, -EOPNOTSUPP,	"cpuid behind the KVM emulate prefix" },
+};
+
+static u8 kpt_text_byte(struct kunit *test, const void *addr)
+{
+	u8 byte;
+
+	KUNIT_ASSERT_EQ(test, copy_from_kernel_nofault(&byte, addr, 1), 0L);
+	return byte;
+}
+
+/*
+ * Each refused probe must leave the text as it was; the accepted one shows
+ * that an armed site would have read back as int3.
+ */
+static void kprobe_insn_refused_classes(struct kunit *test)
+{
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, kpt_nr_sites(kpt_asm_refused_sites),
+			(unsigned int)ARRAY_SIZE(kpt_refused));
+	for (i = 0; i < ARRAY_SIZE(kpt_refused); i++) {
+		void *site = kpt_site(kpt_asm_refused, kpt_asm_refused_sites,
+				      kpt_refused[i].site);
+		struct kpt_probe *p = kpt_probe_new(test, site, true);
+		int err = kpt_refused[i].err;
+		u8 before = kpt_text_byte(test, site);
+
+		KUNIT_EXPECT_EQ_MSG(test, kpt_register(test, &p->kp), err,
+				    "%s at %pS", kpt_refused[i].insn, site);
+		KUNIT_EXPECT_EQ_MSG(test, kpt_text_byte(test, site),
+				    err ? before : (u8)INT3_INSN_OPCODE,
+				    "text of %s", kpt_refused[i].insn);
+	}
 }
 #endif /* CONFIG_X86_64 */
 
@@ -2242,6 +2690,41 @@ static void kretprobe_invalid(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&both->entry_hits) +
 			atomic_read(&mid->entry_hits) +
 			atomic_read(&nok->entry_hits), 0);
+}
+
+/*
+ * Both refused before any instance is allocated: too much instance data,
+ * and a kretprobe that is already registered, whose instances a second
+ * registration would replace under the calls it is following.
+ */
+static void kretprobe_refused_data_size_and_twice(struct kunit *test)
+{
+	struct kpt_rprobe *big = kpt_rprobe_new(test, kpt_ret_target, 1);
+	struct kpt_rprobe *r = kpt_rprobe_new(test, kpt_ret_target, 0);
+
+	big->rp.data_size = KRETPROBE_MAX_DATA_SIZE + 1;
+	KUNIT_EXPECT_EQ(test, kpt_register_ret(test, &big->rp), -E2BIG);
+	KUNIT_EXPECT_EQ(test, kpt_ret_caller(1), 4UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&big->entry_hits), 0);
+
+	/* The limit itself is allowed. */
+	big->rp.data_size = KRETPROBE_MAX_DATA_SIZE;
+	KUNIT_ASSERT_EQ(test, kpt_register_ret(test, &big->rp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_ret_caller(2), 7UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&big->ret_hits), 1);
+	kpt_unregister_ret(test, &big->rp);
+
+	KUNIT_ASSERT_EQ(test, kpt_register_ret(test, &r->rp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_ret_caller(3), 10UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret_hits), 1);
+	KUNIT_EXPECT_EQ(test, register_kretprobe(&r->rp), -EINVAL);
+
+	/* Still registered once, with its instances. */
+	KUNIT_EXPECT_EQ(test, kpt_ret_caller(4), 13UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->entry_hits), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->ret_hits), 2);
+	KUNIT_EXPECT_EQ(test, r->retval, 13UL);
+	KUNIT_EXPECT_EQ(test, r->rp.nmissed, 0);
 }
 
 static void kretprobe_entry_handler_skips(struct kunit *test)
@@ -3963,6 +4446,123 @@ static void kprobe_ftrace_nmissed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->kp.nmissed, 1UL);
 }
 
+/* Sends the suite's own calls to kpt_ft_override(), as a livepatch would. */
+static void notrace kpt_ft_steer_cb(unsigned long ip, unsigned long parent_ip,
+				    struct ftrace_ops *ops,
+				    struct ftrace_regs *fregs)
+{
+	struct pt_regs *regs = ftrace_get_regs(fregs);
+
+	if (regs && kpt_ft_ours(regs))
+		instruction_pointer_set(regs, (unsigned long)kpt_ft_override);
+}
+
+static void kpt_ft_steer_stop(void *arg)
+{
+	struct ftrace_ops *ops = arg;
+
+	WARN_ON(unregister_ftrace_function(ops));
+	ftrace_free_filter(ops);
+}
+
+/*
+ * Holds @func's entry as livepatch does: an ftrace_ops with registers
+ * saved and IPMODIFY, which ftrace grants one user per function.
+ */
+static void kpt_ft_steer(struct kunit *test, void *func)
+{
+	struct ftrace_ops *ops = kunit_kzalloc(test, sizeof(*ops), GFP_KERNEL);
+	unsigned long ip = ftrace_location((unsigned long)func);
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, ops);
+	KUNIT_ASSERT_NE(test, ip, 0UL);
+	ops->func = kpt_ft_steer_cb;
+	ops->flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY;
+	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(ops, ip, 0, 0), 0);
+	ret = register_ftrace_function(ops);
+	if (ret)
+		ftrace_free_filter(ops);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kpt_ft_steer_stop,
+							ops), 0);
+}
+
+/*
+ * A probe without a post_handler shares a livepatched function's entry,
+ * registered before the livepatch or after it, and leaves the livepatch's
+ * redirection alone (ftrace calls the ops last registered first).
+ */
+static void kprobe_ftrace_beside_ipmodify(struct kunit *test)
+{
+	struct kpt_ft_probe *f = kpt_ft_probe_new(test);
+	struct kpt_ft_probe *g = kpt_ft_probe_new(test);
+
+	f->kp.post_handler = NULL;
+	g->kp.post_handler = NULL;
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &f->kp), 0);
+	kpt_ft_steer(test, mktime64);
+	KUNIT_EXPECT_TRUE(test, f->kp.flags & KPROBE_FLAG_FTRACE);
+	KUNIT_EXPECT_EQ(test, kpt_ft_call(5), KPT_FT_OVERRIDE);
+	KUNIT_EXPECT_EQ(test, f->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, f->day, 5UL);
+
+	kpt_unregister(test, &f->kp);
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &g->kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_ft_call(6), KPT_FT_OVERRIDE);
+	KUNIT_EXPECT_EQ(test, g->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, g->day, 6UL);
+}
+
+static noinline __noipa void kpt_ft_call_tm(void)
+{
+	struct tm tm;
+
+	time64_to_tm(KPT_FT_YEAR, 0, &tm);
+}
+
+/*
+ * A probe that needs IPMODIFY on a function another ops already steers is
+ * refused with ftrace's error, by registration and by enabling alike, and
+ * leaves nothing behind: another site attached through the same ops
+ * (counted once per attached site) keeps firing after the refused probe
+ * is unregistered.
+ */
+static void kprobe_ftrace_ipmodify_refused(struct kunit *test)
+{
+	struct kpt_ft_probe *other = kpt_ft_probe_new(test);
+	struct kpt_ft_probe *f = kpt_ft_probe_new(test);
+	int ret;
+
+	other->kp.symbol_name = "time64_to_tm";
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &other->kp), 0);
+	KUNIT_ASSERT_TRUE(test, other->kp.flags & KPROBE_FLAG_FTRACE);
+	kpt_ft_call_tm();
+	KUNIT_EXPECT_EQ(test, other->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, other->post_hits, 1U);
+
+	kpt_ft_steer(test, mktime64);
+	ret = register_kprobe(&f->kp);
+	KUNIT_EXPECT_EQ(test, ret, -EBUSY);
+	if (!ret)
+		unregister_kprobe(&f->kp);
+	KUNIT_EXPECT_TRUE(test, list_empty(&f->kp.list));
+
+	/* Registered disabled, it is refused when enabled, and stays off. */
+	f->kp.flags = KPROBE_FLAG_DISABLED;
+	f->kp.addr = NULL;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&f->kp), 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&f->kp), -EBUSY);
+	KUNIT_EXPECT_TRUE(test, kprobe_disabled(&f->kp));
+	kpt_ft_call(6);
+	KUNIT_EXPECT_EQ(test, f->pre_hits, 0U);
+	unregister_kprobe(&f->kp);
+
+	kpt_ft_call_tm();
+	KUNIT_EXPECT_EQ(test, other->pre_hits, 2U);
+	KUNIT_EXPECT_EQ(test, other->post_hits, 2U);
+}
+
 struct kpt_ft_rprobe {
 	struct kretprobe rp;
 	unsigned int entries;
@@ -4116,11 +4716,13 @@ static void kprobe_fault_in_single_step(struct kunit *test)
 	p->kp.fault_handler = kpt_fault_note;
 	KUNIT_ASSERT_EQ(test, kpt_register(test, &p->kp), 0);
 
-	/* The probed load faults; its exception-table fixup still applies. */
+	/*
+	 * The probed load faults; its exception-table fixup still applies.
+	 * A page fault is never offered to fault_handler.
+	 */
 	KUNIT_EXPECT_EQ(test, kpt_asm_load(bad), (unsigned long)-EFAULT);
 	KUNIT_EXPECT_EQ(test, p->pre_hits, 1U);
-	KUNIT_EXPECT_EQ(test, p->fault_hits, 1U);
-	KUNIT_EXPECT_EQ(test, p->fault_trapnr, X86_TRAP_PF);
+	KUNIT_EXPECT_EQ(test, p->fault_hits, 0U);
 	KUNIT_EXPECT_EQ(test, p->post_hits, 0U);
 	KUNIT_EXPECT_EQ(test, preempt_count(), pc);
 	preempt_disable();
@@ -4131,24 +4733,64 @@ static void kprobe_fault_in_single_step(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpt_asm_load(&good), 0xfeedUL);
 	KUNIT_EXPECT_EQ(test, p->pre_hits, 2U);
 	KUNIT_EXPECT_EQ(test, p->post_hits, 1U);
-	KUNIT_EXPECT_EQ(test, p->fault_hits, 1U);
+	KUNIT_EXPECT_EQ(test, p->fault_hits, 0U);
 }
 
+/*
+ * A #GP, not a page fault, in a stepped load that has a fixup: the
+ * exception table has nothing for the copy's address, so the step is
+ * undone and the load's own fixup applies at the probed address.
+ */
+static void kprobe_gp_fixup_in_single_step(struct kunit *test)
+{
+	void *site = kpt_site(kpt_asm_load, kpt_asm_load_sites, 0);
+	struct kpt_probe *p = kpt_probe_new(test, site, true);
+	const unsigned long *noncanonical = (void *)0xdead000000000000UL;
+	unsigned long good = 0xbeef;
+	int pc = preempt_count();
+
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &p->kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_asm_load(noncanonical),
+			(unsigned long)-EFAULT);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, p->post_hits, 0U);
+	KUNIT_EXPECT_EQ(test, preempt_count(), pc);
+	preempt_disable();
+	KUNIT_EXPECT_NULL(test, kpt_running());
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, kpt_asm_load(&good), 0xbeefUL);
+	KUNIT_EXPECT_EQ(test, p->post_hits, 1U);
+}
+
+/* Claims the first fault it is offered without repairing anything. */
+static int kpt_fault_claim_once(struct kprobe *kp, struct pt_regs *regs,
+				int trapnr)
+{
+	struct kpt_probe *p = to_kpt_probe(kp);
+
+	p->fault_trapnr = trapnr;
+	return ++p->fault_hits == 1;
+}
+
+/*
+ * A page fault in a pre_handler, with a fault_handler that would claim it:
+ * arch/x86/mm/fault.c WARNs when kprobes claims a page fault and then
+ * retries the load, so the fault_handler must not be asked; the exception
+ * table fixes the load up.
+ */
 static void kprobe_fault_in_handler(struct kunit *test)
 {
 	struct kpt_probe *p = kpt_probe_new(test, kpt_target_add, true);
 	int pc = preempt_count();
 
 	p->kp.pre_handler = kpt_pre_load_bad;
-	p->kp.fault_handler = kpt_fault_note;
+	p->kp.fault_handler = kpt_fault_claim_once;
 	p->arg = (unsigned long)kpt_unmapped(test);
 	KUNIT_ASSERT_EQ(test, kpt_register(test, &p->kp), 0);
 
 	KUNIT_EXPECT_EQ(test, kpt_target_add(1, 2), 3UL);
 	KUNIT_EXPECT_EQ(test, p->pre_hits, 1U);
-	KUNIT_EXPECT_EQ(test, p->fault_hits, 1U);
-	KUNIT_EXPECT_EQ(test, p->fault_trapnr, X86_TRAP_PF);
-	/* fault_handler declined; the exception table fixed the load up. */
+	KUNIT_EXPECT_EQ(test, p->fault_hits, 0U);
 	KUNIT_EXPECT_EQ(test, p->call_result, (unsigned long)-EFAULT);
 	KUNIT_EXPECT_EQ(test, p->post_hits, 1U);
 	KUNIT_EXPECT_EQ(test, preempt_count(), pc);
@@ -4223,8 +4865,12 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kprobe_blacklist_local),
 #ifdef CONFIG_X86_64
 	KUNIT_CASE(kprobe_blacklist_split_part),
+	KUNIT_CASE(kprobe_refused_preamble),
 #endif
 	KUNIT_CASE(kprobe_blacklist_kernel),
+#ifdef CONFIG_X86_64
+	KUNIT_CASE(kprobe_blacklist_thunks),
+#endif
 	KUNIT_CASE(kprobe_register_twice),
 	KUNIT_CASE(kprobe_flag_disabled),
 	KUNIT_CASE(kprobe_disable_enable),
@@ -4264,11 +4910,14 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kprobe_insn_rip_relative),
 	KUNIT_CASE(kprobe_insn_jmp),
 	KUNIT_CASE(kprobe_insn_call),
+	KUNIT_CASE(kprobe_insn_call_reg),
 	KUNIT_CASE(kprobe_insn_jcc),
 	KUNIT_CASE(kprobe_insn_jcc_all_conditions),
 	KUNIT_CASE(kprobe_insn_loop),
 	KUNIT_CASE(kprobe_insn_push_pop),
 	KUNIT_CASE(kprobe_insn_pushf),
+	KUNIT_CASE(kprobe_insn_ret_imm16),
+	KUNIT_CASE(kprobe_insn_refused_classes),
 #else
 	KUNIT_CASE(kprobe_x86_insn_cases),
 #endif
@@ -4276,6 +4925,7 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kretprobe_return_value),
 	KUNIT_CASE(kretprobe_by_symbol),
 	KUNIT_CASE(kretprobe_invalid),
+	KUNIT_CASE(kretprobe_refused_data_size_and_twice),
 	KUNIT_CASE(kretprobe_entry_handler_skips),
 	KUNIT_CASE(kretprobe_data_size),
 	KUNIT_CASE(kretprobe_supply_burst),
@@ -4333,6 +4983,8 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kprobe_ftrace_pre_post),
 	KUNIT_CASE(kprobe_ftrace_redirect),
 	KUNIT_CASE(kprobe_ftrace_nmissed),
+	KUNIT_CASE(kprobe_ftrace_beside_ipmodify),
+	KUNIT_CASE(kprobe_ftrace_ipmodify_refused),
 	KUNIT_CASE(kretprobe_ftrace),
 #if KPT_BUILTIN
 	KUNIT_CASE(kprobe_ftrace_killed),
@@ -4345,6 +4997,7 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kprobe_fault_in_single_step),
 	KUNIT_CASE(kprobe_fault_in_handler),
 	KUNIT_CASE(kprobe_fault_handler_handles),
+	KUNIT_CASE(kprobe_gp_fixup_in_single_step),
 #else
 	KUNIT_CASE(kprobe_x86_fault_cases),
 #endif

@@ -25,6 +25,20 @@ noinline long kp_tool_target(long n)
 	return 2 * n + 1;
 }
 
+/*
+ * A part of kp_tool_target() in the shape GCC gives a cold path it splits
+ * off (NAME.cold: a function symbol of its own, no ftrace call), never
+ * run: an event on it is judged by kp_tool_target(), which is traced
+ * (guest-tests/kprobe_notrace_event.sh).
+ */
+asm(".pushsection .text, \"ax\"\n"
+	".type kp_tool_target.cold, @function\n"
+	"kp_tool_target.cold:\n\t"
+	"movl %edi, %eax\n\t"
+	"int3\n"
+	".size kp_tool_target.cold, . - kp_tool_target.cold\n"
+	".popsection\n");
+
 static int kp_tool_call_set(const char *val, const struct kernel_param *kp)
 {
 	long n;

@@ -122,8 +122,9 @@ typedef int (*kretprobe_handler_t)(struct kretprobe_instance *,
  *	instruction (and @post_handler) must be skipped
  * @post_handler: called after the probed instruction ran, with the registers
  *	it left behind
- * @fault_handler: called first when a fault is raised while this probe's
- *	handlers or its probed instruction run; returning 1 claims the fault
+ * @fault_handler: called first when a trap other than a page fault is
+ *	raised while this probe's handlers or its probed instruction run;
+ *	returning 1 claims it.  Page faults go to the exception table.
  * @nmissed: hits whose handlers were skipped because another probe's
  *	handler was already running on that CPU
  * @nhits_disabled: hits that ran no handler because this probe was
@@ -180,6 +181,12 @@ struct kprobe {
 #define KPROBE_FLAG_OPT_REFUSED		BIT(5)
 /* Leaving the table with a batch of other sites; kprobes core only. */
 #define KPROBE_FLAG_LEAVING		BIT(6)
+/*
+ * Attached through the ftrace_ops that declares it may move regs->ip, which
+ * ftrace lets only one owner of a function hold (livepatch is another);
+ * kprobes core only.
+ */
+#define KPROBE_FLAG_FTRACE_IPMODIFY	BIT(7)
 
 /* Flag tests; a gone probe also counts as disabled. */
 static inline bool kprobe_gone(struct kprobe *p) { return p->flags & KPROBE_FLAG_GONE; }
@@ -383,6 +390,7 @@ kprobe_opcode_t *kprobe_lookup_name(const char *name, unsigned int offset);
 int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
 			 unsigned long offset);
 bool within_kprobe_blacklist(unsigned long addr);
+int kprobe_clone_parent(unsigned long addr, unsigned long *parent);
 int kprobe_add_ksym_blacklist(unsigned long entry);
 int kprobe_add_area_blacklist(unsigned long start, unsigned long end);
 
@@ -595,6 +603,7 @@ static inline int disable_kprobe(struct kprobe *kp) { return -EOPNOTSUPP; }
 static inline void disable_kprobes(struct kprobe **kps, int num) { }
 static inline int enable_kprobe(struct kprobe *kp) { return -EOPNOTSUPP; }
 static inline bool within_kprobe_blacklist(unsigned long addr) { return true; }
+static inline int kprobe_clone_parent(unsigned long addr, unsigned long *p) { return -ENOENT; }
 static inline bool is_kprobe_insn_slot(unsigned long addr) { return false; }
 static inline bool is_kprobe_optinsn_slot(unsigned long addr) { return false; }
 static inline void kprobe_free_init_mem(void) { }

@@ -660,13 +660,28 @@ static int kpev_resolve_args(struct kp_event *kev)
  * into its own recording.  Is @addr in such a function?
  */
 #if defined(CONFIG_DYNAMIC_FTRACE) && !defined(CONFIG_KPROBE_EVENTS_ON_NOTRACE)
-static bool kpev_in_notrace_func(unsigned long addr)
+static bool kpev_func_untraced(unsigned long addr)
 {
 	unsigned long size, offs;
 
 	if (!addr || !kallsyms_lookup_size_offset(addr, &size, &offs) || !size)
 		return false;
 	return !ftrace_location_range(addr - offs, addr - offs + size - 1);
+}
+
+/*
+ * A part the compiler split off a function (NAME.cold) has no ftrace call
+ * of its own: it is judged by NAME, when NAME says which function that
+ * is.  (Clones, NAME.constprop.N, have one if NAME has.)
+ */
+static bool kpev_in_notrace_func(unsigned long addr)
+{
+	unsigned long parent;
+
+	if (!kpev_func_untraced(addr))
+		return false;
+	return kprobe_clone_parent(addr, &parent) ||
+	       kpev_func_untraced(parent);
 }
 #else
 /* Allowed, or without dynamic ftrace's records no way to tell. */

@@ -56,6 +56,7 @@
 
 #include <linux/kprobes.h>
 #include <linux/kallsyms.h>
+#include <linux/cfi.h>
 #include <linux/extable.h>
 #include <linux/memory.h>
 #include <linux/mm.h>
@@ -246,6 +247,46 @@ static int kprobe_classify_indirect(struct insn *insn,
 }
 
 /*
+ * clang's kCFI checks an indirect call with
+ *	movl $-hash, %r10d; addl -N(%target), %r10d; je 1f; ud2; 1:
+ * and the CFI trap handler reads the movl and addl back from the ud2 to
+ * report the types that did not match: they keep their bytes.  The ud2 is
+ * 12 bytes after the movl (6 + 4 + 2) and 6 after the addl.
+ */
+static bool kprobe_in_cfi_check(struct insn *insn, unsigned long addr)
+{
+	if (!IS_ENABLED(CONFIG_CFI_CLANG))
+		return false;
+	switch (insn->opcode.bytes[0]) {
+	case 0xba:	/* movl $imm32, %edx or %r10d */
+		return is_cfi_trap(addr + 12);
+	case 0x03:	/* addl r/m32, r32 */
+		return is_cfi_trap(addr + 6);
+	}
+	return false;
+}
+
+/*
+ * pushf/popf move 8 bytes in 64-bit mode, unless a 0x66 prefix makes them
+ * move 2; the decoder reports 8 for both (the default operand size of
+ * these is 64 bits), so the prefix is looked for here.  With REX.W as
+ * well the move is 8 bytes again; refusing that too is merely strict.
+ */
+static bool kprobe_short_stack_operand(struct insn *insn)
+{
+	insn_byte_t prefix;
+	int i;
+
+	if (!IS_ENABLED(CONFIG_X86_64))
+		return insn->opnd_bytes != sizeof(long);
+	for_each_insn_prefix(insn, i, prefix) {
+		if (prefix == 0x66)
+			return true;
+	}
+	return false;
+}
+
+/*
  * Decide how the instruction in @insn (at @addr) is carried out, filling
  * in @ai.  Returns -EOPNOTSUPP for the refused ones listed at the top.
  */
@@ -257,7 +298,7 @@ int kprobe_classify(struct insn *insn, struct arch_specific_insn *ai,
 	u8 reg = X86_MODRM_REG(insn->modrm.bytes[0]);
 
 	ai->action = KPROBE_X86_STEP;
-	if (insn_has_emulate_prefix(insn))
+	if (insn_has_emulate_prefix(insn) || kprobe_in_cfi_check(insn, addr))
 		return -EOPNOTSUPP;
 	/* endbr64 (f3 0f 1e fa), whatever the IBT config says */
 	if (op == 0x0f && insn->opcode.bytes[1] == 0x1e &&
@@ -298,14 +339,10 @@ int kprobe_classify(struct insn *insn, struct arch_specific_insn *ai,
 		ai->action = KPROBE_X86_CLI;
 		return 0;
 	case 0x9c:					/* pushf */
-		if (insn->opnd_bytes != 8)
-			return -EOPNOTSUPP;
-		ai->action = KPROBE_X86_PUSHF;
-		return 0;
 	case 0x9d:					/* popf */
-		if (insn->opnd_bytes != 8)
+		if (kprobe_short_stack_operand(insn))
 			return -EOPNOTSUPP;
-		ai->action = KPROBE_X86_POPF;
+		ai->action = op == 0x9c ? KPROBE_X86_PUSHF : KPROBE_X86_POPF;
 		return 0;
 	case 0xcc: case 0xcd: case 0xce: case 0xf1:	/* int3, int, into, int1 */
 	case 0xcf:					/* iret */
@@ -674,43 +711,71 @@ kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
 /*
  * Code on the way into and out of the breakpoint path that is not marked
  * NOKPROBE_SYMBOL(): every return in the kernel goes through the return
- * thunk, every indirect call through a retpoline thunk.
+ * thunk, every indirect call through a retpoline thunk.  The indirect
+ * thunks are arrays of one per register, each under a symbol of its own:
+ * those are blacklisted from the array's first thunk to the end of its
+ * last (@last).
  */
-static const char * const kprobe_x86_thunks[] = {
-	"__x86_return_thunk",
-	"__x86_indirect_thunk_array",
-	"__x86_indirect_call_thunk_array",
-	"__x86_indirect_jump_thunk_array",
-	"__x86_indirect_its_thunk_array",
-	"its_return_thunk",
-	"retbleed_return_thunk",
-	"retbleed_untrain_ret",
-	"srso_return_thunk",
-	"srso_untrain_ret",
-	"srso_alias_return_thunk",
-	"srso_alias_untrain_ret",
-	"srso_alias_safe_ret",
-	"srso_safe_ret",
-	"call_depth_return_thunk",
-	"entry_untrain_ret",
+#ifdef CONFIG_X86_64
+#define KPROBE_X86_LAST_GPR	"r15"
+#else
+#define KPROBE_X86_LAST_GPR	"edi"
+#endif
+
+static const struct {
+	const char *name;
+	const char *last;
+} kprobe_x86_thunks[] = {
+	{ "__x86_return_thunk" },
+	{ "__x86_indirect_thunk_array",
+	  "__x86_indirect_thunk_" KPROBE_X86_LAST_GPR },
+	{ "__x86_indirect_call_thunk_array",
+	  "__x86_indirect_call_thunk_" KPROBE_X86_LAST_GPR },
+	{ "__x86_indirect_jump_thunk_array",
+	  "__x86_indirect_jump_thunk_" KPROBE_X86_LAST_GPR },
+	{ "__x86_indirect_its_thunk_array",
+	  "__x86_indirect_its_thunk_" KPROBE_X86_LAST_GPR },
+	{ "its_return_thunk" },
+	{ "retbleed_return_thunk" },
+	{ "retbleed_untrain_ret" },
+	{ "srso_return_thunk" },
+	{ "srso_untrain_ret" },
+	{ "srso_alias_return_thunk" },
+	{ "srso_alias_untrain_ret" },
+	{ "srso_alias_safe_ret" },
+	{ "srso_safe_ret" },
+	{ "call_depth_return_thunk" },
+	{ "entry_untrain_ret" },
 };
+
+/* Blacklist one entry of kprobe_x86_thunks[], if this kernel has it. */
+static int __init kprobe_blacklist_thunk(unsigned int i)
+{
+	unsigned long first, last, size, offset;
+	int ret;
+
+	first = kallsyms_lookup_name(kprobe_x86_thunks[i].name);
+	if (!first)
+		return 0;
+	last = kprobe_x86_thunks[i].last ?
+	       kallsyms_lookup_name(kprobe_x86_thunks[i].last) : 0;
+	if (last > first && kallsyms_lookup_size_offset(last, &size, &offset))
+		return kprobe_add_area_blacklist(first, last - offset + size);
+	/* Only a shortage of memory matters: the thunk is there. */
+	ret = kprobe_add_ksym_blacklist(first);
+	return ret == -ENOMEM ? ret : 0;
+}
 
 int __init arch_populate_kprobe_blacklist(void)
 {
-	unsigned long addr;
 	unsigned int i;
 	int ret;
 
 	ret = kprobe_add_area_blacklist((unsigned long)__entry_text_start,
 					(unsigned long)__entry_text_end);
-	if (ret)
-		return ret;
-	for (i = 0; i < ARRAY_SIZE(kprobe_x86_thunks); i++) {
-		addr = kallsyms_lookup_name(kprobe_x86_thunks[i]);
-		if (addr)
-			kprobe_add_ksym_blacklist(addr);
-	}
-	return 0;
+	for (i = 0; !ret && i < ARRAY_SIZE(kprobe_x86_thunks); i++)
+		ret = kprobe_blacklist_thunk(i);
+	return ret;
 }
 
 /**
@@ -1085,10 +1150,12 @@ NOKPROBE_SYMBOL(kprobe_step_abort);
  * @regs: registers at the fault
  * @trapnr: the trap number
  *
- * The probe's fault_handler is asked first.  A fault of a stepped copy is
- * then turned into a fault of the original instruction; for traps other
- * than page faults (whose handler searches the exception table after us)
- * the exception table is consulted again at that address.
+ * The probe's fault_handler is asked first, except about page faults:
+ * the #PF handler searches the exception table after us and WARNs when we
+ * claim one, so a fixup (copy_from_kernel_nofault()) must stay its job.
+ * A fault of a stepped copy is then turned into a fault of the original
+ * instruction; for traps other than page faults the exception table is
+ * consulted again at that address.
  * Context: trap handler, preemption off.
  * Return: 1 if the fault was handled and execution may resume at @regs.
  */
@@ -1104,8 +1171,10 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 		slot = (unsigned long)step->p->ainsn.slot;
 		if (regs->ip >= slot && regs->ip < slot + step->p->ainsn.len) {
 			struct kprobe *p = step->p;
+			bool asks_handler = p->fault_handler &&
+					    trapnr != X86_TRAP_PF;
 
-			if (!step->nested && p->fault_handler &&
+			if (!step->nested && asks_handler &&
 			    p->fault_handler(p, regs, trapnr)) {
 				/* Resolved elsewhere: the step is over. */
 				if (regs->ip != slot)
@@ -1122,7 +1191,7 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 	}
 
 	if (cur && (kcb->kprobe_status & (KPROBE_HIT_ACTIVE | KPROBE_HIT_SSDONE)) &&
-	    cur->fault_handler)
+	    cur->fault_handler && trapnr != X86_TRAP_PF)
 		return cur->fault_handler(cur, regs, trapnr);
 	return 0;
 }

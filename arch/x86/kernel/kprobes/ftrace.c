@@ -8,8 +8,9 @@
  * there would fight it.  The handler makes the probe look like a breakpoint
  * probe to its handlers: regs->ip is the site + 1 in the pre_handler, and
  * the address after the (never executed) 5-byte nop in the post_handler.
- * A pre_handler that moves regs->ip and returns non-zero is honoured
- * (the ops has IPMODIFY).
+ * A pre_handler that moves regs->ip and returns non-zero is honoured: the
+ * regs caller returns to whatever regs->ip holds, on either of the core's
+ * ops (IPMODIFY only tells ftrace who else may not steer the function).
  *
  * Such probes are listed [FTRACE].  After kprobe_ftrace_kill() (ftrace
  * died) no new one is attached this way, and the ones attached already run
@@ -42,10 +43,11 @@
  *
  * The handlers see what an int3 hit would show them: regs->ip just past
  * the (virtual) breakpoint byte for the pre_handler, past the 5-byte call
- * site for the post_handler.  ftrace entered with regs->ip at that same
- * place past the call site, so no copy of it is kept: leaving it there
- * resumes the function.  A pre_handler that returns non-zero has set the
- * ip it wants to resume at, and ftrace honours it (IPMODIFY).
+ * site for the post_handler.  Afterwards regs->ip is put back as it came:
+ * past the call site, or wherever an ops that ran before this one (a
+ * livepatch, which may share the function with a probe that has no
+ * post_handler) sent the call.  A pre_handler that returns non-zero has
+ * set the ip it wants to resume at, and ftrace_regs_caller returns there.
  *
  * Context: any the probed function runs in; preemption off inside.
  */
@@ -54,6 +56,7 @@ void notrace kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 				   struct ftrace_regs *fregs)
 {
 	struct pt_regs *regs = ftrace_get_regs(fregs);
+	unsigned long resume;
 	struct kprobe *p;
 	int ran;
 
@@ -63,12 +66,15 @@ void notrace kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	/* A disabled site runs no handler there; see __kprobe_run_pre(). */
 	p = kprobe_site_at((kprobe_opcode_t *)ip);
 	if (likely(p)) {
+		resume = regs->ip;
 		regs->ip = ip + INT3_INSN_SIZE;
 		ran = __kprobe_run_pre(p, regs);
-		if (ran != KPROBE_PRE_SKIP)
+		if (ran == KPROBE_PRE_RAN) {
 			regs->ip = ip + MCOUNT_INSN_SIZE;
-		if (ran == KPROBE_PRE_RAN)
 			__kprobe_run_post(p, regs);
+		}
+		if (ran != KPROBE_PRE_SKIP)
+			regs->ip = resume;
 	}
 	preempt_enable_notrace();
 }

@@ -263,7 +263,8 @@ static int kprobe_opt_check_extable(unsigned long start, unsigned long end,
  * jump into the middle of ours at any time, with no word to us.  So every
  * entry's target is checked, whatever its state.  A module's table is
  * sorted in place by jump_label's notifier while the module is coming;
- * a site on such a module is refused rather than read mid-sort.
+ * a site on such a module is put off (-EAGAIN) rather than read mid-sort,
+ * and tried again once the module is live.
  * kprobe_mutex held, which keeps a module's text and table in place.
  */
 static int kprobe_opt_check_jump_labels(unsigned long addr, unsigned int len)
@@ -277,8 +278,10 @@ static int kprobe_opt_check_jump_labels(unsigned long addr, unsigned int len)
 		preempt_disable();
 		mod = __module_text_address(addr);
 		preempt_enable();
-		if (!mod || mod->state == MODULE_STATE_COMING)
+		if (!mod)
 			return -EOPNOTSUPP;
+		if (mod->state == MODULE_STATE_COMING)
+			return -EAGAIN;
 		entry = mod->jump_entries;
 		stop = entry + mod->num_jump_entries;
 	}
@@ -743,6 +746,9 @@ static int kprobe_opt_fit(struct kprobe *p, u8 *code, bool *patchable)
 		if (!ret)
 			ret = kprobe_opt_check_jump_labels(addr, len);
 	}
+	/* Not yet is not a verdict. */
+	if (ret == -EAGAIN)
+		return ret;
 	if (ret) {
 		p->ainsn.opt_scan = KPROBE_OPT_SCAN_REFUSED;
 		return ret;
@@ -1130,7 +1136,8 @@ void arch_publish_optimized_kprobes(void)
  * the detour's copy of the region.
  * Context: kprobe_mutex held; may sleep.
  * Return: 0, -EOPNOTSUPP for a site that cannot be proven safe (see the top
- * of this file), -ENOMEM, or -ERANGE when the detour is out of reach.
+ * of this file), -EAGAIN while its module is still coming, -ENOMEM, or
+ * -ERANGE when the detour is out of reach.
  */
 int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
 				  struct kprobe *orig)
