@@ -55,14 +55,14 @@ for part in $(parts 1); do
 		fail "a probe on $part, a part of the traceable ${part%%.*}, is refused with EINVAL" ;;
 	esac
 done
-# And one of a module function for certain (kp_tool_target.cold, see
+# And one of a module function for certain (kp_tool_target.part.0, see
 # guest-tests/modules/kp_tool_target.c): kernels built for size have none.
 mod_part=skipped
 if modprobe kp_tool_target 2> /dev/null; then
 	grep -q "^kp_tool_target \[kp_tool_target\]" "$T/available_filter_functions" ||
 		fail "kp_tool_target() is not traced"
-	echo 'p:kprobes/kpt_nt_part kp_tool_target:kp_tool_target.cold' >> "$T/kprobe_events" ||
-		{ rmmod kp_tool_target; fail "a probe on kp_tool_target.cold, a part of the traced kp_tool_target(), is refused"; }
+	echo 'p:kprobes/kpt_nt_part kp_tool_target:kp_tool_target.part.0' >> "$T/kprobe_events" ||
+		{ rmmod kp_tool_target; fail "a probe on kp_tool_target.part.0, a part of the traced kp_tool_target(), is refused"; }
 	echo '-:kprobes/kpt_nt_part' >> "$T/kprobe_events"
 	rmmod kp_tool_target
 	mod_part=ok
@@ -82,4 +82,4 @@ if [ -w "$T/uprobe_events" ]; then
 	echo '-:uprobes/kpt_up' >> "$T/dynamic_events" || fail "cannot remove the uprobe"
 	up=ok
 fi
-pass "$sym refused with EINVAL and an error_log entry; .cold part of a traced function (${ok_part:-none found}) and kp_tool_target.cold ($mod_part) allowed, of an untraced one (${nt_part:-none found}) refused; uprobe line via dynamic_events: $up"
+pass "$sym refused with EINVAL and an error_log entry; .cold part of a traced function (${ok_part:-none found}) and kp_tool_target.part.0 ($mod_part) allowed, of an untraced one (${nt_part:-none found}) refused; uprobe line via dynamic_events: $up"

@@ -106,6 +106,17 @@ static int kpt_seq;
 /* ---------------------------------------------------------------------- */
 /* Target functions                                                        */
 
+/*
+ * __noipa is empty with clang, which removes a call whose result goes
+ * unused when it can see that the function has no side effect: cases that
+ * call a target only to hit its probe would then hit nothing.  A volatile
+ * asm is a side effect to both compilers.
+ */
+static __always_inline void kpt_keep_calls(void)
+{
+	asm volatile("");
+}
+
 static int kpt_add_body_seq;
 
 static noinline __noipa unsigned long kpt_target_add(unsigned long a, unsigned long b)
@@ -116,16 +127,19 @@ static noinline __noipa unsigned long kpt_target_add(unsigned long a, unsigned l
 
 static noinline __noipa unsigned long kpt_target_inner(unsigned long x)
 {
+	kpt_keep_calls();
 	return x * 7 + 3;
 }
 
 static noinline __noipa unsigned long kpt_target_outer(unsigned long x)
 {
+	kpt_keep_calls();
 	return x ^ 0x5a;
 }
 
 static noinline __noipa unsigned long kpt_target_spin(unsigned long x)
 {
+	kpt_keep_calls();
 	return x + 1;
 }
 
@@ -970,19 +984,20 @@ asm(KPT_ASM_BEGIN(kpt_asm_optac)
 );
 
 /*
- * Blacklisted by annotation, with a part split off as GCC does
- * (kpt_asm_nokp.cold, never run): the part is blacklisted with it.
+ * Blacklisted by annotation, with a part named as GCC names what it splits
+ * off (kpt_asm_nokp.part.0, never run): the part is blacklisted with it.
+ * (A .cold part would be followed by objtool only from jumps into it.)
  */
 asm(KPT_ASM_BEGIN(kpt_asm_nokp)
 	"movq %rdi, %rax\n\t"
 	KPT_RET
 	KPT_ASM_END(kpt_asm_nokp)
 	".pushsection .text, \"ax\"\n"
-	".type kpt_asm_nokp.cold, @function\n"
-	"kpt_asm_nokp.cold:\n\t"
+	".type kpt_asm_nokp.part.0, @function\n"
+	"kpt_asm_nokp.part.0:\n\t"
 	"addq $1, %rax\n\t"
 	KPT_RET
-	".size kpt_asm_nokp.cold, . - kpt_asm_nokp.cold\n"
+	".size kpt_asm_nokp.part.0, . - kpt_asm_nokp.part.0\n"
 	".popsection\n"
 	".pushsection _kprobe_blacklist, \"aw\"\n"
 	".balign 8\n"
@@ -1222,7 +1237,7 @@ static void kprobe_blacklist_split_part(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, part);
 	KUNIT_ASSERT_NOT_NULL(test, func);
-	part->symbol_name = "kpt_asm_nokp.cold";
+	part->symbol_name = "kpt_asm_nokp.part.0";
 	func->addr = (kprobe_opcode_t *)kpt_asm_nokp;
 	KUNIT_EXPECT_EQ(test, kpt_register(test, func), -EINVAL);
 	KUNIT_EXPECT_EQ(test, kpt_register(test, part), -EINVAL);
@@ -1259,6 +1274,25 @@ static void kprobe_refused_preamble(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kpt_register(test, &func->kp), 0);
 	KUNIT_EXPECT_EQ(test, kpt_asm_padded(9), 9UL);
 	KUNIT_EXPECT_EQ(test, func->pre_hits, 1U);
+}
+
+/*
+ * A jump label's own bytes belong to its key, which rewrites them when
+ * it flips, with or without a breakpoint there: -EBUSY, the key's off and
+ * on paths unchanged.  The instruction after it takes a probe.
+ */
+static void kprobe_refused_jump_label_site(struct kunit *test)
+{
+	void *label = kpt_site(kpt_asm_optkey, kpt_asm_optkey_sites, 1);
+	void *next = kpt_site(kpt_asm_optkey, kpt_asm_optkey_sites, 2);
+	struct kpt_probe *p = kpt_probe_new(test, label, false);
+	struct kpt_probe *q = kpt_probe_new(test, next, false);
+
+	KUNIT_EXPECT_EQ(test, kpt_register(test, &p->kp), -EBUSY);
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &q->kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_asm_optkey(10), 11UL);
+	KUNIT_EXPECT_EQ(test, q->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 0U);
 }
 #endif
 
@@ -4866,6 +4900,7 @@ static struct kunit_case kprobes_test_cases[] = {
 #ifdef CONFIG_X86_64
 	KUNIT_CASE(kprobe_blacklist_split_part),
 	KUNIT_CASE(kprobe_refused_preamble),
+	KUNIT_CASE(kprobe_refused_jump_label_site),
 #endif
 	KUNIT_CASE(kprobe_blacklist_kernel),
 #ifdef CONFIG_X86_64

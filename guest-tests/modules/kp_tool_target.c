@@ -26,17 +26,19 @@ noinline long kp_tool_target(long n)
 }
 
 /*
- * A part of kp_tool_target() in the shape GCC gives a cold path it splits
- * off (NAME.cold: a function symbol of its own, no ftrace call), never
- * run: an event on it is judged by kp_tool_target(), which is traced
- * (guest-tests/kprobe_notrace_event.sh).
+ * A part of kp_tool_target() as GCC names what it splits off a function
+ * (NAME.suffix: a function symbol of its own), here without an ftrace
+ * call, as a .cold part has none; never run.  An event on it is judged by
+ * kp_tool_target(), which is traced (guest-tests/kprobe_notrace_event.sh).
+ * Not named .cold: objtool follows a .cold part only from its function's
+ * jumps into it, and there are none.
  */
 asm(".pushsection .text, \"ax\"\n"
-	".type kp_tool_target.cold, @function\n"
-	"kp_tool_target.cold:\n\t"
+	".type kp_tool_target.part.0, @function\n"
+	"kp_tool_target.part.0:\n\t"
 	"movl %edi, %eax\n\t"
 	"int3\n"
-	".size kp_tool_target.cold, . - kp_tool_target.cold\n"
+	".size kp_tool_target.part.0, . - kp_tool_target.part.0\n"
 	".popsection\n");
 
 static int kp_tool_call_set(const char *val, const struct kernel_param *kp)
