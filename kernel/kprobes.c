@@ -914,15 +914,38 @@ static bool kprobe_within_ranges(unsigned long addr)
 	return kprobe_within_list(addr);
 }
 
+struct kprobe_name_count {
+	unsigned int count;
+	unsigned long addr;
+};
+
 static int kprobe_count_symbol(void *data, unsigned long addr)
 {
-	(*(unsigned int *)data)++;
+	struct kprobe_name_count *c = data;
+
+	c->count++;
+	c->addr = addr;
 	return 0;
+}
+
+/*
+ * The suffixes GCC gives what it splits off or clones from a function.
+ * Others are the function itself renamed (LTO's NAME.llvm.N and
+ * NAME.lto_priv.N), or not code.
+ */
+static bool kprobe_part_suffix(const char *suffix)
+{
+	return str_has_prefix(suffix, "cold") ||
+	       str_has_prefix(suffix, "part.") ||
+	       str_has_prefix(suffix, "constprop.") ||
+	       str_has_prefix(suffix, "isra.");
 }
 
 /**
  * kprobe_clone_parent() - the function a compiler-made part was taken from
  * @addr: a kernel or module text address
+ * @unique: fail with -ENOTUNIQ if several vmlinux functions are called NAME
+ *	(counting them may sleep)
  * @parent: set to that function's address on success
  *
  * GCC splits cold paths off a function (NAME.cold), outlines parts of it
@@ -930,23 +953,25 @@ static int kprobe_count_symbol(void *data, unsigned long addr)
  * NAME.isra.N).  Such a part runs NAME's code, so whatever holds for NAME
  * (blacklisted, notrace) holds for it, although it is in no NOKPROBE list
  * and a .cold part has no ftrace call.  NAME is looked up in the part's
- * own module; in vmlinux, where static functions of several files may
- * share it, only a NAME that is unique says which function it was.
- * Context: any; takes no sleeping lock.
+ * own module.  In vmlinux static functions of several files may share it:
+ * without @unique the first is taken.  Renamed functions (NAME.llvm.N)
+ * are not parts.
+ * Context: any, unless @unique (process context).
  * Return: 0; -ENOENT when @addr is in no such part or NAME is not known;
- * -ENOTUNIQ when several vmlinux functions are called NAME.
+ * -ENOTUNIQ as above.
  */
-int kprobe_clone_parent(unsigned long addr, unsigned long *parent)
+int kprobe_clone_parent(unsigned long addr, bool unique,
+			unsigned long *parent)
 {
 	char name[KSYM_NAME_LEN], *dot, *modname = NULL;
+	struct kprobe_name_count found = { };
 	unsigned long size, offset;
-	unsigned int count = 0;
 	size_t mlen, nlen;
 
 	if (!kallsyms_lookup(addr, &size, &offset, &modname, name))
 		return -ENOENT;
 	dot = strchr(name, '.');
-	if (!dot || dot == name)
+	if (!dot || dot == name || !kprobe_part_suffix(dot + 1))
 		return -ENOENT;
 	*dot = '\0';
 	if (modname) {
@@ -958,10 +983,12 @@ int kprobe_clone_parent(unsigned long addr, unsigned long *parent)
 		memmove(name + mlen + 1, name, nlen + 1);
 		memcpy(name, modname, mlen);
 		name[mlen] = ':';
-	} else {
-		kallsyms_on_each_match_symbol(kprobe_count_symbol, name, &count);
-		if (count > 1)
+	} else if (unique) {
+		kallsyms_on_each_match_symbol(kprobe_count_symbol, name, &found);
+		if (found.count > 1)
 			return -ENOTUNIQ;
+		*parent = found.addr;
+		return found.count ? 0 : -ENOENT;
 	}
 	*parent = kallsyms_lookup_name(name);
 	return *parent ? 0 : -ENOENT;
@@ -973,24 +1000,20 @@ int kprobe_clone_parent(unsigned long addr, unsigned long *parent)
  *
  * Covers NOKPROBE_SYMBOL() functions (kernel and modules), .kprobes.text,
  * noinstr text and the ranges the arch adds, and the parts the compiler
- * split off or cloned from such a function (see kprobe_clone_parent();
- * a part whose function cannot be told apart from others of its name is
- * refused).  Also used by hw_breakpoint and kgdb to keep their breakpoints
- * out of the same code.
+ * split off or cloned from such a function (see kprobe_clone_parent()).
+ * Also used by hw_breakpoint and kgdb to keep their breakpoints out of
+ * the same code.
  * Context: any (kgdb asks with every CPU stopped); never sleeps.
  * Return: true if @addr is in blacklisted text.
  */
 bool within_kprobe_blacklist(unsigned long addr)
 {
 	unsigned long parent;
-	int ret;
 
 	if (kprobe_within_ranges(addr))
 		return true;
-	ret = kprobe_clone_parent(addr, &parent);
-	if (ret == -ENOTUNIQ)
-		return true;
-	return !ret && kprobe_within_ranges(parent);
+	return !kprobe_clone_parent(addr, false, &parent) &&
+	       kprobe_within_ranges(parent);
 }
 
 /*

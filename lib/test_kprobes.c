@@ -1242,6 +1242,18 @@ static void kprobe_blacklist_split_part(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpt_register(test, func), -EINVAL);
 	KUNIT_EXPECT_EQ(test, kpt_register(test, part), -EINVAL);
 	KUNIT_EXPECT_EQ(test, kpt_asm_nokp(7), 7UL);
+#if KPT_BUILTIN
+	{
+		unsigned long at = kallsyms_lookup_name("kpt_asm_nokp.part.0");
+		unsigned long parent = 0;
+
+		KUNIT_ASSERT_NE(test, at, 0UL);
+		KUNIT_EXPECT_EQ(test, kprobe_clone_parent(at, true, &parent), 0);
+		KUNIT_EXPECT_EQ(test, parent, (unsigned long)kpt_asm_nokp);
+		KUNIT_EXPECT_EQ(test, kprobe_clone_parent((unsigned long)kpt_asm_nokp,
+							  false, &parent), -ENOENT);
+	}
+#endif
 }
 
 /*
@@ -1278,8 +1290,8 @@ static void kprobe_refused_preamble(struct kunit *test)
 
 /*
  * A jump label's own bytes belong to its key, which rewrites them when
- * it flips, with or without a breakpoint there: -EBUSY, the key's off and
- * on paths unchanged.  The instruction after it takes a probe.
+ * it flips, with or without a breakpoint there: -EBUSY, and the key's
+ * (off) path runs unchanged.  The instruction after it takes a probe.
  */
 static void kprobe_refused_jump_label_site(struct kunit *test)
 {
@@ -4553,6 +4565,7 @@ static noinline __noipa void kpt_ft_call_tm(void)
 	struct tm tm;
 
 	time64_to_tm(KPT_FT_YEAR, 0, &tm);
+	barrier_data(&tm);
 }
 
 /*

@@ -37,7 +37,7 @@ asm(".pushsection .text, \"ax\"\n"
 	".type kp_tool_target.part.0, @function\n"
 	"kp_tool_target.part.0:\n\t"
 	"movl %edi, %eax\n\t"
-	"int3\n"
+	"ud2\n"
 	".size kp_tool_target.part.0, . - kp_tool_target.part.0\n"
 	".popsection\n");
 

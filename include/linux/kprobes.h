@@ -390,7 +390,7 @@ kprobe_opcode_t *kprobe_lookup_name(const char *name, unsigned int offset);
 int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
 			 unsigned long offset);
 bool within_kprobe_blacklist(unsigned long addr);
-int kprobe_clone_parent(unsigned long addr, unsigned long *parent);
+int kprobe_clone_parent(unsigned long addr, bool unique, unsigned long *parent);
 int kprobe_add_ksym_blacklist(unsigned long entry);
 int kprobe_add_area_blacklist(unsigned long start, unsigned long end);
 
@@ -603,7 +603,7 @@ static inline int disable_kprobe(struct kprobe *kp) { return -EOPNOTSUPP; }
 static inline void disable_kprobes(struct kprobe **kps, int num) { }
 static inline int enable_kprobe(struct kprobe *kp) { return -EOPNOTSUPP; }
 static inline bool within_kprobe_blacklist(unsigned long addr) { return true; }
-static inline int kprobe_clone_parent(unsigned long addr, unsigned long *p) { return -ENOENT; }
+static inline int kprobe_clone_parent(unsigned long a, bool u, unsigned long *p) { return -ENOENT; }
 static inline bool is_kprobe_insn_slot(unsigned long addr) { return false; }
 static inline bool is_kprobe_optinsn_slot(unsigned long addr) { return false; }
 static inline void kprobe_free_init_mem(void) { }

@@ -680,7 +680,7 @@ static bool kpev_in_notrace_func(unsigned long addr)
 
 	if (!kpev_func_untraced(addr))
 		return false;
-	return kprobe_clone_parent(addr, &parent) ||
+	return kprobe_clone_parent(addr, true, &parent) ||
 	       kpev_func_untraced(parent);
 }
 #else
