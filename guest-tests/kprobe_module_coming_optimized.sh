@@ -19,15 +19,7 @@ modinfo kp_canary > /dev/null 2>&1 || skip "no kp_canary module"
 rmmod kp_canary 2>/dev/null
 reset_tracing
 
-optimized() { grep -E ' kp_canary_poke\+0x[0-9a-f]+ +kp_canary ' "$D/list" | grep -q '\[OPTIMIZED\]'; }
-wait_optimized() {
-	local i
-	for ((i = 0; i < $1 * 10; i++)); do
-		optimized && return 0
-		sleep 0.1
-	done
-	return 1
-}
+site=' kp_canary_poke\+0x[0-9a-f]+ +kp_canary '
 define() {
 	echo "p:kprobes/kpt_comopt kp_canary:kp_canary_poke+$1" > "$T/kprobe_events" 2>/dev/null &&
 		echo 1 > "$T/events/kprobes/kpt_comopt/enable"
@@ -41,7 +33,7 @@ modprobe kp_canary || fail "cannot load kp_canary"
 found=
 for off in $(seq 1 31); do
 	define "$off" || { undefine; continue; }
-	if wait_optimized 2; then
+	if wait_optimized "$site" 2; then
 		found=$off
 		break
 	fi
@@ -55,7 +47,7 @@ define "$found" || fail "cannot define and enable kp_canary:kp_canary_poke+$foun
 modprobe kp_canary || fail "cannot load kp_canary with the event enabled"
 grep -qE ' kp_canary_poke\+0x[0-9a-f]+ +kp_canary ' "$D/list" ||
 	{ cat "$D/list"; fail "no kp_canary_poke probe in kprobes/list after modprobe"; }
-wait_optimized 5 ||
+wait_optimized "$site" 5 ||
 	{ grep kp_canary "$D/list"; fail "kp_canary_poke+$found registered while COMING is never optimized"; }
 echo 4 > /sys/module/kp_canary/parameters/poke || fail "cannot poke kp_canary"
 hits=$(awk '$1 == "kpt_comopt" { print $2 }' "$T/kprobe_profile")

@@ -19,23 +19,14 @@ reset_tracing
 [ "$(cat "$S")" = 1 ] || fail "$S reads '$(cat "$S")' at start, expected 1"
 hits() { awk '$1 == "kpt_opt" { print $2 }' "$T/kprobe_profile"; }
 forks() { local _; for _ in 1 2 3 4 5; do /bin/true; done; }
-optimized() { grep -E '  k  kernel_clone\+' "$D/list" | grep -q '\[OPTIMIZED\]'; }
-# wait_optimized SECONDS: poll the list.
-wait_optimized() {
-	local i
-	for ((i = 0; i < $1 * 10; i++)); do
-		optimized && return 0
-		sleep 0.1
-	done
-	return 1
-}
+site='  k  kernel_clone\+'
 
 # Not every instruction of kernel_clone can be jumped over: find one.
 found=
 for off in $(seq 0 63); do
 	echo "p:kprobes/kpt_opt kernel_clone+$off" > "$T/kprobe_events" 2>/dev/null || continue
 	echo 1 > "$T/events/kprobes/kpt_opt/enable" || fail "cannot enable kernel_clone+$off"
-	if wait_optimized 2; then
+	if wait_optimized "$site" 2; then
 		found=$off
 		break
 	fi
@@ -51,14 +42,14 @@ h1=$(hits)
 
 echo 0 > "$S" || fail "cannot write 0 to $S"
 [ "$(cat "$S")" = 0 ] || fail "$S reads '$(cat "$S")' after writing 0"
-optimized && fail "still [OPTIMIZED] after writing 0: $(grep kernel_clone "$D/list")"
+optimized "$site" && fail "still [OPTIMIZED] after writing 0: $(grep kernel_clone "$D/list")"
 forks
 h2=$(hits)
 [ "$h2" -ge $((h1 + 5)) ] || fail "sysctl 0: hits went from $h1 to $h2 after 5 forks"
 
 echo 1 > "$S" || fail "cannot write 1 to $S"
 [ "$(cat "$S")" = 1 ] || fail "$S reads '$(cat "$S")' after writing 1"
-wait_optimized 10 || fail "not [OPTIMIZED] again after writing 1: $(grep kernel_clone "$D/list")"
+wait_optimized "$site" 10 || fail "not [OPTIMIZED] again after writing 1: $(grep kernel_clone "$D/list")"
 forks
 h3=$(hits)
 [ "$h3" -ge $((h2 + 5)) ] || fail "sysctl 1: hits went from $h2 to $h3 after 5 forks"

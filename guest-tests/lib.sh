@@ -43,3 +43,16 @@ reset_tracing() {
 
 # The number in debugfs kprobes/list matching ERE (lines).
 list_count() { grep -Ec -- "$1" "$D/list" || true; }
+
+# optimized ERE: a kprobes/list line matching ERE is [OPTIMIZED].
+optimized() { grep -E -- "$1" "$D/list" | grep -q '\[OPTIMIZED\]'; }
+
+# wait_optimized ERE SECONDS: poll kprobes/list until optimized ERE holds.
+wait_optimized() {
+	local i
+	for ((i = 0; i < $2 * 10; i++)); do
+		optimized "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}

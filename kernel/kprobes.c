@@ -3488,26 +3488,22 @@ static int kretprobe_fill_pool(int num, size_t each)
 static int kretprobe_make_reserve(struct kretprobe_spares *s, int num)
 {
 	unsigned long flags;
-	void *pool;
-
 	size_t bytes;
+	void *pool;
 
 	if (READ_ONCE(s->reserve) || READ_ONCE(s->closing))
 		return 0;
 	num = min(num, s->limit - s->total);
+	if (num <= 0 || READ_ONCE(s->nr_pools) >= KRETPROBE_MAX_POOLS)
+		goto full;
 	/* A smaller pool may still fit the budget, down to the floor. */
-	while (num > KRETPROBE_MIN_SPARES &&
-	       s->bytes + kretprobe_pool_bytes(num, s->each) > s->budget)
-		num /= 2;
-	if (num <= 0 || READ_ONCE(s->nr_pools) >= KRETPROBE_MAX_POOLS) {
-		WRITE_ONCE(s->full, true);
-		return 0;
-	}
 	bytes = kretprobe_pool_bytes(num, s->each);
-	if (s->bytes + bytes > s->budget) {
-		WRITE_ONCE(s->full, true);
-		return 0;
+	while (num > KRETPROBE_MIN_SPARES && s->bytes + bytes > s->budget) {
+		num /= 2;
+		bytes = kretprobe_pool_bytes(num, s->each);
 	}
+	if (s->bytes + bytes > s->budget)
+		goto full;
 	pool = kretprobe_pool_new(s->rp, num);
 	if (IS_ERR(pool))
 		return PTR_ERR(pool);
@@ -3521,6 +3517,9 @@ static int kretprobe_make_reserve(struct kretprobe_spares *s, int num)
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 	if (pool)
 		kretprobe_pool_free(pool);
+	return 0;
+full:
+	WRITE_ONCE(s->full, true);
 	return 0;
 }
 

@@ -2234,21 +2234,38 @@ static void kpt_run_call(struct kunit *test, void *arg)
 	KUNIT_EXPECT_EQ(test, kpt_asm_call(50), 108UL);
 }
 
-static void kprobe_insn_call(struct kunit *test)
+/*
+ * Probe every site of @fn in turn, with one more probe in kpt_asm_helper(),
+ * which @fn's calls reach: that one must count @helper_hits in all.
+ */
+static void kpt_probe_sites_and_helper(struct kunit *test, void *fn,
+				       const u32 *sites,
+				       const unsigned int *hits,
+				       unsigned int nr_sites,
+				       void (*run)(struct kunit *, void *),
+				       unsigned int helper_hits)
 {
-	static const unsigned int hits[] = { 2, 2, 2 };
 	struct kpt_probe *callee;
 
-	kpt_run_call(test, NULL);
-	/* Also one probe in the callee, hit through the emulated call. */
 	callee = kpt_probe_new(test, kpt_site(kpt_asm_helper,
 					      kpt_asm_helper_sites, 0), true);
 	KUNIT_ASSERT_EQ(test, kpt_register(test, &callee->kp), 0);
-	kpt_probe_sites(test, kpt_asm_call, kpt_asm_call_sites, hits,
-			ARRAY_SIZE(hits), kpt_run_call, NULL);
-	/* Two passes, each running kpt_run_call() probed and unprobed. */
-	KUNIT_EXPECT_EQ(test, callee->pre_hits, 8U);
-	KUNIT_EXPECT_EQ(test, callee->post_hits, 8U);
+	kpt_probe_sites(test, fn, sites, hits, nr_sites, run, NULL);
+	KUNIT_EXPECT_EQ(test, callee->pre_hits, helper_hits);
+	KUNIT_EXPECT_EQ(test, callee->post_hits, helper_hits);
+}
+
+static void kprobe_insn_call(struct kunit *test)
+{
+	static const unsigned int hits[] = { 2, 2, 2 };
+
+	kpt_run_call(test, NULL);
+	/*
+	 * Also one probe in the callee, hit through the emulated call: two
+	 * passes, each running kpt_run_call() probed and unprobed.
+	 */
+	kpt_probe_sites_and_helper(test, kpt_asm_call, kpt_asm_call_sites,
+				   hits, ARRAY_SIZE(hits), kpt_run_call, 8);
 }
 
 static void kpt_run_icall(struct kunit *test, void *arg)
@@ -2264,7 +2281,6 @@ static void kprobe_insn_call_reg(struct kunit *test)
 	void *via_r10 = kpt_site(kpt_asm_icall, kpt_asm_icall_sites, 5);
 	struct kpt_probe *a = kpt_probe_new(test, via_ax, true);
 	struct kpt_probe *b = kpt_probe_new(test, via_r10, true);
-	struct kpt_probe *callee;
 
 	kpt_run_icall(test, NULL);
 
@@ -2285,15 +2301,12 @@ static void kprobe_insn_call_reg(struct kunit *test)
 	kpt_unregister(test, &a->kp);
 	kpt_unregister(test, &b->kp);
 
-	/* And the callee's own probe is hit through both emulated calls. */
-	callee = kpt_probe_new(test, kpt_site(kpt_asm_helper,
-					      kpt_asm_helper_sites, 0), true);
-	KUNIT_ASSERT_EQ(test, kpt_register(test, &callee->kp), 0);
-	kpt_probe_sites(test, kpt_asm_icall, kpt_asm_icall_sites, hits,
-			ARRAY_SIZE(hits), kpt_run_icall, NULL);
-	/* Four runs of two calls, each calling the helper twice. */
-	KUNIT_EXPECT_EQ(test, callee->pre_hits, 16U);
-	KUNIT_EXPECT_EQ(test, callee->post_hits, 16U);
+	/*
+	 * And the callee's own probe is hit through both emulated calls:
+	 * four runs of two calls, each calling the helper twice.
+	 */
+	kpt_probe_sites_and_helper(test, kpt_asm_icall, kpt_asm_icall_sites,
+				   hits, ARRAY_SIZE(hits), kpt_run_icall, 16);
 }
 
 static void kpt_run_jcc(struct kunit *test, void *arg)
