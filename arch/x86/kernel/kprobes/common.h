@@ -139,9 +139,8 @@ static_assert(sizeof(struct pt_regs) == KPROBE_REGS_SIZE);
  * KPROBE_CALLED_SAVE builds that pt_regs: the ss and sp slots are
  * reserved with lea, not sub, so that pushfq saves the probed code's
  * flags; sp, cs, ss and orig_ax are filled in, ip is left to the caller.
- * KPROBE_CALLED_RESTORE takes the registers (flags included) back from it
- * and returns to the return address (the detour's way back; a stepped
- * copy's goes elsewhere, see kprobe_step_common in core.c).
+ * Each trampoline has a way back of its own: kprobe_opt_common in opt.c
+ * returns to its detour, kprobe_step_common in core.c irets.
  */
 #define KPROBE_CALLED_RET	KPROBE_REGS_SIZE
 #define KPROBE_CALLED_SP	(KPROBE_REGS_SIZE + 8)
@@ -157,13 +156,6 @@ static_assert(sizeof(struct pt_regs) == KPROBE_REGS_SIZE);
 	"	movq $" __stringify(__KERNEL_DS) ", "				\
 		__stringify(KPROBE_REGS_SS) "(%rsp)\n"			\
 	"	movq $-1, " __stringify(KPROBE_REGS_ORIG_AX) "(%rsp)\n"
-
-#define KPROBE_CALLED_RESTORE						\
-	RESTORE_REGS_STRING						\
-	"	popfq\n"							\
-	"	leaq 16(%rsp), %rsp\n"					\
-	UNWIND_HINT_FUNC						\
-	ASM_RET
 
 #else /* CONFIG_X86_32 */
 

@@ -9,7 +9,8 @@
  *
  *   [0]   data: the probed address + 1 (regs->ip for the handlers)
  *   [8]   call kprobe_opt_common
- *   [13]  copies of the whole instructions the jmp covers (the "region",
+ *   [13]  popfq
+ *   [14]  copies of the whole instructions the jmp covers (the "region",
  *         at least 5 bytes): RIP-relative operands rewritten, relative
  *         jumps re-encoded with 32-bit displacements, a call turned into
  *         a push of its return address in the text and a jmp
@@ -18,7 +19,8 @@
  *
  * kprobe_opt_common(), in kernel text and shared by every detour, saves
  * the registers as a struct pt_regs, calls kprobe_opt_callback() and
- * restores them; its return lands on the copies.  Keeping the register
+ * restores them; its return lands on the popfq, which gives the probed
+ * code its flags back right before the copies.  Keeping the register
  * code out of the buffers makes a detour 40 bytes rather than a few
  * hundred, and gives the code that calls the handlers ORC data.
  *
@@ -91,21 +93,28 @@
 /* Where things are in a detour; see the top of this file. */
 #define KPROBE_OPT_DATA_IP	0
 #define KPROBE_OPT_ENTRY	8
-#define KPROBE_OPT_COPY		(KPROBE_OPT_ENTRY + CALL_INSN_SIZE)
+#define KPROBE_OPT_RETURN	(KPROBE_OPT_ENTRY + CALL_INSN_SIZE)
+#define KPROBE_OPT_COPY		(KPROBE_OPT_RETURN + 1)
 
 /*
  * Entered by the call at KPROBE_OPT_ENTRY of a detour: the return address
- * is where the detour's copies start, and the stack above it is the
- * probed code's.  Once the pt_regs is complete it is described to objtool
- * as a register frame: an unwind from a handler continues at regs->ip in
+ * is the detour's popfq, and the stack above it is the probed code's.
+ * Once the pt_regs is complete it is described to objtool as a register
+ * frame: an unwind from a handler continues at regs->ip in
  * the probed function, never through the detour, which has no ORC data.
  * A direct call reaches this, never an indirect one, hence no ENDBR.
  *
  * The probed code may be inside a user access region (stac ... clac) or
  * have set the direction flag; the handlers must run as they would from
  * the breakpoint's trap entry, with SMAP enforced and DF clear.  The
- * probed code's flags are saved in the pt_regs first, and its popfq on
- * the way out gives them back.  They are cleared with a popfq, and only
+ * probed code's flags are saved in the pt_regs first, and given back by
+ * the detour's popfq after the return: the return may change them (with
+ * call-depth tracking, retbleed=stuff, the return thunk's shift sets the
+ * arithmetic flags), and a jcc among the copies reads them.  On the way
+ * out the return address moves one slot down (into the ss slot, which
+ * nothing reads any more) and the flags take its place, where the popfq
+ * finds them once the ret has popped it; the stack pointer is then the
+ * probed code's again.  They are cleared with a popfq, and only
  * when set: objtool assumes a function starts with both clear, and takes
  * a cld or clac here for a mistake (and stops following the code).
  */
@@ -125,14 +134,25 @@ asm("	.pushsection .text, \"ax\"\n"
 	"	popfq\n"
 	"1:\n"
 	"	movq " __stringify(KPROBE_CALLED_RET) "(%rsp), %rsi\n"
-	"	movq " __stringify(KPROBE_OPT_DATA_IP - KPROBE_OPT_COPY)
+	"	movq " __stringify(KPROBE_OPT_DATA_IP - KPROBE_OPT_RETURN)
 		"(%rsi), %rax\n"
 	"	movq %rax, " __stringify(KPROBE_REGS_IP) "(%rsp)\n"
+	"	leaq " __stringify(KPROBE_OPT_COPY - KPROBE_OPT_RETURN)
+		"(%rsi), %rsi\n"
 	"	movq %rsp, %rdi\n"
 	UNWIND_HINT(UNWIND_HINT_TYPE_REGS, ORC_REG_SP, 0, 1)
 	"	call kprobe_opt_callback\n"
 	UNWIND_HINT(UNWIND_HINT_TYPE_CALL, ORC_REG_SP, KPROBE_CALLED_SP, 0)
-	KPROBE_CALLED_RESTORE
+	"	movq " __stringify(KPROBE_CALLED_RET) "(%rsp), %rax\n"
+	"	movq %rax, " __stringify(KPROBE_REGS_SS) "(%rsp)\n"
+	UNWIND_HINT(UNWIND_HINT_TYPE_CALL, ORC_REG_SP, KPROBE_REGS_SS + 8, 0)
+	"	movq " __stringify(KPROBE_REGS_FLAGS) "(%rsp), %rax\n"
+	"	movq %rax, " __stringify(KPROBE_CALLED_RET) "(%rsp)\n"
+	RESTORE_REGS_STRING
+	"	leaq " __stringify(KPROBE_REGS_SS - KPROBE_REGS_FLAGS)
+		"(%rsp), %rsp\n"
+	UNWIND_HINT_FUNC
+	ASM_RET
 	"	.size kprobe_opt_common, . - kprobe_opt_common\n"
 	"	.popsection\n"
 );
@@ -1058,6 +1078,7 @@ static int kprobe_opt_build(struct arch_optimized_insn *op, unsigned long addr,
 				    (unsigned long)kprobe_opt_common);
 	if (ret)
 		return ret;
+	image[at++] = 0x9d;			/* popfq, at KPROBE_OPT_RETURN */
 
 	for (off = 0; off < op->len && !ends; off += insn.length) {
 		if (insn_decode(&insn, code + off, op->len - off,
