@@ -261,6 +261,22 @@ static nokprobe_inline struct kprobe_group *to_kprobe_group(struct kprobe *p)
 }
 
 /*
+ * Flags change under kprobe_mutex while hits test them (kprobe_disabled()
+ * and friends read them once, marked): each change is a single store.
+ */
+static void kprobe_flags_set(struct kprobe *p, u32 set)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	WRITE_ONCE(p->flags, p->flags | set);
+}
+
+static void kprobe_flags_clear(struct kprobe *p, u32 clear)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	WRITE_ONCE(p->flags, p->flags & ~clear);
+}
+
+/*
  * What every hit runs (the lookup, the miss counters, the group and
  * kretprobe handlers) is notrace: the function tracer has no business in
  * the middle of a probe hit, and its __fentry__ nop is one more
@@ -317,11 +333,14 @@ void notrace kprobes_inc_nmissed_count(struct kprobe *p)
 #endif
 	if (kprobe_is_group(p)) {
 		/* Every member saw the hit go by. */
-		list_for_each_entry_rcu(member, &to_kprobe_group(p)->members, list)
-			member->nmissed++;
+		list_for_each_entry_rcu(member, &to_kprobe_group(p)->members, list) {
+			/* Racing CPUs may lose an increment: a statistic. */
+			data_race(member->nmissed++);
+		}
 		return;
 	}
-	p->nmissed++;
+	/* Racing CPUs may lose an increment: a statistic. */
+	data_race(p->nmissed++);
 }
 
 NOKPROBE_SYMBOL(kprobes_inc_nmissed_count);
@@ -338,11 +357,14 @@ void notrace kprobes_inc_disabled_count(struct kprobe *p)
 	struct kprobe *member;
 
 	if (!kprobe_is_group(p)) {
-		p->nhits_disabled++;
+		/* Racing CPUs may lose an increment: a statistic. */
+		data_race(p->nhits_disabled++);
 		return;
 	}
-	list_for_each_entry_rcu(member, &to_kprobe_group(p)->members, list)
-		member->nhits_disabled++;
+	list_for_each_entry_rcu(member, &to_kprobe_group(p)->members, list) {
+		/* Racing CPUs may lose an increment: a statistic. */
+		data_race(member->nhits_disabled++);
+	}
 }
 
 NOKPROBE_SYMBOL(kprobes_inc_disabled_count);
@@ -353,7 +375,8 @@ static int notrace kprobe_group_pre(struct kprobe *p, struct pt_regs *regs)
 
 	list_for_each_entry_rcu(member, &to_kprobe_group(p)->members, list) {
 		if (kprobe_disabled(member)) {
-			member->nhits_disabled++;
+			/* Racing CPUs may lose an increment: a statistic. */
+			data_race(member->nhits_disabled++);
 			continue;
 		}
 		if (member->pre_handler && member->pre_handler(member, regs))
@@ -1303,16 +1326,16 @@ static void site_set_optimized(struct kprobe *site, bool on)
 	struct kprobe *member;
 
 	if (on)
-		site->flags |= KPROBE_FLAG_OPTIMIZED;
+		kprobe_flags_set(site, KPROBE_FLAG_OPTIMIZED);
 	else
-		site->flags &= ~KPROBE_FLAG_OPTIMIZED;
+		kprobe_flags_clear(site, KPROBE_FLAG_OPTIMIZED);
 	if (!kprobe_is_group(site))
 		return;
 	list_for_each_entry(member, &to_kprobe_group(site)->members, list) {
 		if (on)
-			member->flags |= KPROBE_FLAG_OPTIMIZED;
+			kprobe_flags_set(member, KPROBE_FLAG_OPTIMIZED);
 		else
-			member->flags &= ~KPROBE_FLAG_OPTIMIZED;
+			kprobe_flags_clear(member, KPROBE_FLAG_OPTIMIZED);
 	}
 }
 
@@ -1494,7 +1517,7 @@ static void kprobe_opt_retry_near(kprobe_opcode_t *addr)
 	for (back = 1; back < KPROBE_OPT_REGION_MAX; back++) {
 		site = get_kprobe(addr - back);
 		if (site)
-			site->flags &= ~KPROBE_FLAG_OPT_REFUSED;
+			kprobe_flags_clear(site, KPROBE_FLAG_OPT_REFUSED);
 	}
 }
 
@@ -1506,7 +1529,7 @@ static void kprobe_opt_retry_all(void)
 
 	for (i = 0; i < KPROBE_TABLE_SIZE; i++)
 		hlist_for_each_entry(site, &kprobe_table[i], hlist)
-			site->flags &= ~KPROBE_FLAG_OPT_REFUSED;
+			kprobe_flags_clear(site, KPROBE_FLAG_OPT_REFUSED);
 }
 
 /*
@@ -1633,7 +1656,7 @@ static unsigned int kprobe_opt_prepare_bucket(unsigned int i, bool *waiting)
 			 * away by itself.
 			 */
 			if (ret && ret != -ENOMEM && ret != -EAGAIN)
-				site->flags |= KPROBE_FLAG_OPT_REFUSED;
+				kprobe_flags_set(site, KPROBE_FLAG_OPT_REFUSED);
 			if (ret)
 				continue;
 			built++;
@@ -2015,9 +2038,9 @@ static void kprobe_group_refresh(struct kprobe_group *grp)
 	}
 	WRITE_ONCE(grp->kp.post_handler, post);
 	if (all_disabled)
-		grp->kp.flags |= KPROBE_FLAG_DISABLED;
+		kprobe_flags_set(&grp->kp, KPROBE_FLAG_DISABLED);
 	else
-		grp->kp.flags &= ~KPROBE_FLAG_DISABLED;
+		kprobe_flags_clear(&grp->kp, KPROBE_FLAG_DISABLED);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -2262,9 +2285,9 @@ static int kprobe_ftrace_arm(struct kprobe *site)
 	lockdep_assert_held(&kprobe_mutex);
 	/* The choice holds until the site is detached; see the top. */
 	if (site->post_handler)
-		site->flags |= KPROBE_FLAG_FTRACE_IPMODIFY;
+		kprobe_flags_set(site, KPROBE_FLAG_FTRACE_IPMODIFY);
 	else
-		site->flags &= ~KPROBE_FLAG_FTRACE_IPMODIFY;
+		kprobe_flags_clear(site, KPROBE_FLAG_FTRACE_IPMODIFY);
 	user = kprobe_ftrace_user_of(site);
 	/*
 	 * After ftrace_kill() every ftrace call fails, and ftrace has said
@@ -2376,11 +2399,11 @@ static int kprobe_prepare_site(struct kprobe *p)
 		 */
 		if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
 			return -EINVAL;
-		p->flags |= KPROBE_FLAG_FTRACE;
+		kprobe_flags_set(p, KPROBE_FLAG_FTRACE);
 		ret = arch_prepare_kprobe_ftrace(p);
 		if (ret != -EOPNOTSUPP)
 			return ret;
-		p->flags &= ~KPROBE_FLAG_FTRACE;
+		kprobe_flags_clear(p, KPROBE_FLAG_FTRACE);
 	}
 	/*
 	 * Backends write the slot with their text-patching helpers: riscv
@@ -2456,7 +2479,7 @@ static int kprobe_join_site(struct kprobe *site, struct kprobe *p)
 	}
 	p->opcode = site->opcode;
 	p->ainsn = site->ainsn;
-	p->flags |= site->flags & (KPROBE_FLAG_FTRACE | KPROBE_FLAG_OPTIMIZED);
+	kprobe_flags_set(p, site->flags & (KPROBE_FLAG_FTRACE | KPROBE_FLAG_OPTIMIZED));
 	list_add_tail_rcu(&p->list, &to_kprobe_group(site)->members);
 	kprobe_group_refresh(to_kprobe_group(site));
 	ret = site_update_arming(site, was_armed);
@@ -2500,7 +2523,7 @@ static int __register_kprobe(struct kprobe *p)
 	p->nhits_disabled = 0;
 	p->flags &= KPROBE_FLAG_DISABLED;
 	if (on_entry)
-		p->flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
+		kprobe_flags_set(p, KPROBE_FLAG_ON_FUNC_ENTRY);
 	INIT_HLIST_NODE(&p->hlist);
 	INIT_LIST_HEAD(&p->list);
 #ifdef CONFIG_OPTPROBES
@@ -2573,7 +2596,7 @@ struct site_batch {
 
 static void site_forget(struct kprobe *site)
 {
-	site->flags &= ~KPROBE_FLAG_LEAVING;
+	kprobe_flags_clear(site, KPROBE_FLAG_LEAVING);
 	hlist_del_rcu(&site->hlist);
 	kprobe_opt_retry_near(site->addr);
 }
@@ -2593,7 +2616,7 @@ static void site_unhash(struct kprobe *site, bool was_armed,
 		site_retire_jump(site);
 	} else if (was_armed) {
 		if (batch && batch->sites) {
-			site->flags |= KPROBE_FLAG_LEAVING;
+			kprobe_flags_set(site, KPROBE_FLAG_LEAVING);
 			batch->sites[batch->n++] = site;
 			return;
 		}
@@ -2777,7 +2800,7 @@ int disable_kprobe(struct kprobe *kp)
 		goto out;
 	}
 	was_armed = site_armed(site);
-	kp->flags |= KPROBE_FLAG_DISABLED;
+	kprobe_flags_set(kp, KPROBE_FLAG_DISABLED);
 	if (site != kp)
 		kprobe_group_refresh(to_kprobe_group(site));
 	if (!kprobe_gone(site))
@@ -2816,7 +2839,7 @@ void disable_kprobes(struct kprobe **kps, int num)
 		if (!site)
 			continue;
 		was_armed = site_armed(site);
-		kps[i]->flags |= KPROBE_FLAG_DISABLED;
+		kprobe_flags_set(kps[i], KPROBE_FLAG_DISABLED);
 		if (site != kps[i])
 			kprobe_group_refresh(to_kprobe_group(site));
 		if (kprobe_gone(site))
@@ -2855,12 +2878,12 @@ int enable_kprobe(struct kprobe *kp)
 		goto out;
 	}
 	was_armed = site_armed(site);
-	kp->flags &= ~KPROBE_FLAG_DISABLED;
+	kprobe_flags_clear(kp, KPROBE_FLAG_DISABLED);
 	if (site != kp)
 		kprobe_group_refresh(to_kprobe_group(site));
 	ret = site_update_arming(site, was_armed);
 	if (ret) {
-		kp->flags |= KPROBE_FLAG_DISABLED;
+		kprobe_flags_set(kp, KPROBE_FLAG_DISABLED);
 		if (site != kp)
 			kprobe_group_refresh(to_kprobe_group(site));
 	}
@@ -2897,9 +2920,10 @@ kretprobe_take(struct kretprobe *rp)
 		return ri;
 	ri = kretprobe_take_spare(rp, newest);
 	if (unlikely(!ri)) {
-		/* Statistics only: a lost increment is fine. */
-		rp->nmissed_no_instance++;
-		rp->nmissed++;
+		/* Racing CPUs may lose an increment: a statistic. */
+		data_race(rp->nmissed_no_instance++);
+		/* Racing CPUs may lose an increment: a statistic. */
+		data_race(rp->nmissed++);
 	}
 	return ri;
 }
@@ -2976,8 +3000,10 @@ static void notrace kretprobe_return(struct rethook_node *rhn, void *data,
 	outer = kprobe_running();
 	if (unlikely(outer) &&
 	    !is_rethook_trampoline((unsigned long)outer->addr)) {
-		rp->nmissed_return_busy++;
-		rp->nmissed++;
+		/* Racing CPUs may lose an increment: a statistic. */
+		data_race(rp->nmissed_return_busy++);
+		/* Racing CPUs may lose an increment: a statistic. */
+		data_race(rp->nmissed++);
 		return;
 	}
 	__this_cpu_write(current_kprobe, &rp->kp);
@@ -3404,7 +3430,8 @@ static struct kretprobe_instance *kretprobe_take_reserve(struct kretprobe *rp,
 	void *pool = s->reserve;
 
 	if (pool) {
-		s->reserve = NULL;
+		/* kretprobe_make_reserve() looks at it without the lock. */
+		WRITE_ONCE(s->reserve, NULL);
 		s->pools[s->nr_pools] = pool;
 		/* Lockless readers below see the slot before the count. */
 		smp_store_release(&s->nr_pools, s->nr_pools + 1);
@@ -3511,7 +3538,7 @@ static int kretprobe_make_reserve(struct kretprobe_spares *s, int num)
 	if (!s->closing && !s->reserve) {
 		s->total += num;
 		s->bytes += bytes;
-		s->reserve = pool;
+		WRITE_ONCE(s->reserve, pool);
 		pool = NULL;
 	}
 	raw_spin_unlock_irqrestore(&s->lock, flags);
@@ -3599,10 +3626,10 @@ static void kretprobe_stop_instances(struct kretprobe *rp)
 	if (!s)
 		return;
 	raw_spin_lock_irqsave(&s->lock, flags);
-	s->closing = true;
+	WRITE_ONCE(s->closing, true);
 	if (s->reserve) {
 		s->retired = s->reserve;
-		s->reserve = NULL;
+		WRITE_ONCE(s->reserve, NULL);
 	}
 	nr = s->nr_pools;
 	raw_spin_unlock_irqrestore(&s->lock, flags);
@@ -3843,11 +3870,11 @@ static void kprobe_retire_site(struct kprobe *site, bool pokeable)
 	site_drop_detour(site, pokeable);
 	if (site_armed(site) && (pokeable || kprobe_ftrace(site)))
 		site_write_breakpoint(site, false);
-	site->flags |= KPROBE_FLAG_GONE;
+	kprobe_flags_set(site, KPROBE_FLAG_GONE);
 	if (!kprobe_is_group(site))
 		return;
 	list_for_each_entry(member, &to_kprobe_group(site)->members, list)
-		member->flags |= KPROBE_FLAG_GONE;
+		kprobe_flags_set(member, KPROBE_FLAG_GONE);
 }
 
 static void kprobe_retire_range(bool (*inside)(unsigned long, void *),
@@ -3990,12 +4017,12 @@ static int kprobes_arm_all(void)
 			pr_warn("cannot arm %pS (%d): its probes are disabled\n",
 				site->addr, ret);
 			first = first ?: ret;
-			site->flags |= KPROBE_FLAG_DISABLED;
+			kprobe_flags_set(site, KPROBE_FLAG_DISABLED);
 			if (!kprobe_is_group(site))
 				continue;
 			list_for_each_entry(member,
 					    &to_kprobe_group(site)->members, list)
-				member->flags |= KPROBE_FLAG_DISABLED;
+				kprobe_flags_set(member, KPROBE_FLAG_DISABLED);
 		}
 	}
 	return first;

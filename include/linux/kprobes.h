@@ -188,13 +188,30 @@ struct kprobe {
  */
 #define KPROBE_FLAG_FTRACE_IPMODIFY	BIT(7)
 
-/* Flag tests; a gone probe also counts as disabled. */
-static inline bool kprobe_gone(struct kprobe *p) { return p->flags & KPROBE_FLAG_GONE; }
-static inline bool kprobe_optimized(struct kprobe *p) { return p->flags & KPROBE_FLAG_OPTIMIZED; }
-static inline bool kprobe_ftrace(struct kprobe *p) { return p->flags & KPROBE_FLAG_FTRACE; }
+/*
+ * Flag tests; a gone probe also counts as disabled.  Hits and readers of
+ * debugfs test the flags without kprobe_mutex while the core, holding it,
+ * changes them (one writer at a time, each change one store), hence the
+ * marked accesses on both sides.
+ */
+static inline bool kprobe_gone(struct kprobe *p)
+{
+	return READ_ONCE(p->flags) & KPROBE_FLAG_GONE;
+}
+
+static inline bool kprobe_optimized(struct kprobe *p)
+{
+	return READ_ONCE(p->flags) & KPROBE_FLAG_OPTIMIZED;
+}
+
+static inline bool kprobe_ftrace(struct kprobe *p)
+{
+	return READ_ONCE(p->flags) & KPROBE_FLAG_FTRACE;
+}
+
 static inline bool kprobe_disabled(struct kprobe *p)
 {
-	return p->flags & (KPROBE_FLAG_GONE | KPROBE_FLAG_DISABLED);
+	return READ_ONCE(p->flags) & (KPROBE_FLAG_GONE | KPROBE_FLAG_DISABLED);
 }
 
 /**

@@ -135,17 +135,22 @@ static unsigned long kpev_nhits(struct kp_event *kev)
 	unsigned long sum = 0;
 	int cpu;
 
-	for_each_possible_cpu(cpu)
-		sum += *per_cpu_ptr(kev->hits, cpu);
+	for_each_possible_cpu(cpu) {
+		/* Hits go on meanwhile: a statistic may be a hit behind. */
+		sum += data_race(*per_cpu_ptr(kev->hits, cpu));
+	}
 	return sum;
 }
 
 static unsigned long kpev_nmissed(struct kp_event *kev)
 {
-	unsigned long missed = kev->rp.kp.nmissed;
+	/* Misses go on meanwhile: a statistic may be one behind. */
+	unsigned long missed = data_race(kev->rp.kp.nmissed);
 
-	if (kev->retprobe)
-		missed += kev->rp.nmissed;
+	if (kev->retprobe) {
+		/* As above. */
+		missed += data_race(kev->rp.nmissed);
+	}
 	return missed;
 }
 
