@@ -52,8 +52,10 @@
 #include <linux/ftrace.h>
 #include <linux/jump_label.h>
 #include <linux/kallsyms.h>
+#include <linux/kcsan-checks.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
+#include <linux/linkage.h>
 #include <linux/module.h>
 #include <linux/objtool.h>
 #include <linux/preempt.h>
@@ -427,18 +429,25 @@ static int kprobes_test_init(struct kunit *test)
  * it in the table fn_sites[] (in .rodata, ended by ~0U), which the tests use
  * to put one probe on every recorded instruction.  Functions start with
  * ENDBR (IBT kernels) because C code takes their addresses, and return with
- * a bare ret so that the ret itself can be probed.
+ * a bare ret so that the ret itself can be probed.  They are aligned and
+ * padded as the kernel's own assembly functions are (ASM_FUNC_ALIGN): with
+ * call padding, the 16 bytes before a function are its own, and boot-time
+ * patching writes there (call-depth thunks; under kCFI the sealing of an
+ * ENDBR no indirect call reaches clears the hash of the preamble it expects
+ * there), which without the padding would be the previous function's code.
  */
-#define KPT_ASM_BEGIN(fn)						\
+#define KPT_ASM_START(fn, align)					\
 	".pushsection .rodata\n"					\
 	".balign 4\n"							\
 	#fn "_sites:\n"							\
 	".popsection\n"							\
 	".pushsection .text, \"ax\"\n"					\
-	".balign 16\n"							\
+	align "\n"							\
 	".type " #fn ", @function\n"					\
 	#fn ":\n\t"							\
 	ASM_ENDBR
+
+#define KPT_ASM_BEGIN(fn)	KPT_ASM_START(fn, ASM_FUNC_ALIGN)
 
 #define KPT_ASM_END(fn)							\
 	".size " #fn ", . - " #fn "\n"					\
@@ -1013,14 +1022,14 @@ asm(".pushsection .text, \"ax\"\n"
 	".type __cfi_kpt_asm_padded, @function\n"
 	"__cfi_kpt_asm_padded:\n\t"
 	"movl $0x6b707431, %eax\n\t"
-	".fill 11, 1, 0xcc\n"
+	".fill 11, 1, 0x90\n"
 	".size __cfi_kpt_asm_padded, . - __cfi_kpt_asm_padded\n"
 	".type __pfx_kpt_asm_padded, @function\n"
 	"__pfx_kpt_asm_padded:\n\t"
-	".fill 16, 1, 0xcc\n"
+	".fill 16, 1, 0x90\n"
 	".size __pfx_kpt_asm_padded, . - __pfx_kpt_asm_padded\n"
 	".popsection\n"
-	KPT_ASM_BEGIN(kpt_asm_padded)
+	KPT_ASM_START(kpt_asm_padded, ".balign 16")
 	"movq %rdi, %rax\n\t"
 	KPT_RET
 	KPT_ASM_END(kpt_asm_padded));
@@ -1286,6 +1295,52 @@ static void kprobe_refused_preamble(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kpt_register(test, &func->kp), 0);
 	KUNIT_EXPECT_EQ(test, kpt_asm_padded(9), 9UL);
 	KUNIT_EXPECT_EQ(test, func->pre_hits, 1U);
+}
+
+/* x + 1 through a function pointer the compiler cannot see through. */
+static noinline __noipa unsigned long kpt_cfi_caller(unsigned long x)
+{
+	unsigned long (*fn)(unsigned long) = kpt_target_inner;
+
+	OPTIMIZER_HIDE_VAR(fn);
+	return fn(x) + 1;
+}
+
+/*
+ * Under kCFI an indirect call is preceded by its check,
+ *	movl $-hash, %r10d; addl -N(%r11), %r10d; je 1f; ud2; 1:
+ * and the CFI trap handler reads the movl and addl back from the ud2 to
+ * name the types: both are refused (-EOPNOTSUPP), the je takes a probe.
+ * Audit A10.
+ */
+static void kprobe_refused_cfi_check(struct kunit *test)
+{
+	static const u8 je_ud2[] = { 0x74, 0x02, 0x0f, 0x0b };
+	const u8 *text = (const u8 *)kpt_cfi_caller;
+	struct kpt_probe *movl, *addl, *je;
+	/* The function is a few instructions long; its text is read. */
+	unsigned int i, size = 64;
+
+	if (!IS_ENABLED(CONFIG_CFI_CLANG))
+		kunit_skip(test, "needs CONFIG_CFI_CLANG");
+	/* With IBT, FineIBT may have rewritten the checks at boot. */
+	if (cpu_feature_enabled(X86_FEATURE_IBT))
+		kunit_skip(test, "IBT: the call sites may be FineIBT's");
+	for (i = 0; i + 14 <= size; i++)
+		if (text[i] == 0x41 && text[i + 1] == 0xba &&
+		    text[i + 6] == 0x45 && text[i + 7] == 0x03 &&
+		    !memcmp(text + i + 10, je_ud2, sizeof(je_ud2)))
+			break;
+	KUNIT_ASSERT_LE_MSG(test, i + 14, size, "no kCFI check in %ps", text);
+
+	movl = kpt_probe_new(test, (void *)text + i, false);
+	addl = kpt_probe_new(test, (void *)text + i + 6, false);
+	je = kpt_probe_new(test, (void *)text + i + 10, false);
+	KUNIT_EXPECT_EQ(test, kpt_register(test, &movl->kp), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, kpt_register(test, &addl->kp), -EOPNOTSUPP);
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &je->kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_cfi_caller(4), kpt_target_inner(4) + 1);
+	KUNIT_EXPECT_EQ(test, je->pre_hits, 1U);
 }
 
 /*
@@ -2657,7 +2712,19 @@ static int kpt_rp_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 static int kpt_rp_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct kpt_rprobe *r = to_kpt_rprobe(ri);
+	unsigned long result;
 
+	if (r->call_in_ret) {
+		/* A probed function called from here runs with KCSAN on. */
+		result = r->call_in_ret(41);
+		/* Several CPUs store alike here at once (sleeper cases). */
+		data_race(r->call_result = result);
+	}
+	/*
+	 * In the sleeper cases several CPUs store views alike here at once,
+	 * read once they are over: races by design, which KCSAN is told.
+	 */
+	kcsan_disable_current();
 	r->seen_rp = get_kretprobe(ri);
 	r->retval = regs_return_value(regs);
 	r->ret_addr = get_kretprobe_retaddr(ri);
@@ -2672,8 +2739,7 @@ static int kpt_rp_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
 	}
 	if (r->save_trace)
 		r->trace_len = stack_trace_save(r->trace, KPT_TRACE_MAX, 0);
-	if (r->call_in_ret)
-		r->call_result = r->call_in_ret(41);
+	kcsan_enable_current();
 	atomic_inc(&r->ret_hits);
 	return 0;
 }
@@ -3356,10 +3422,17 @@ struct kpt_opt_probe {
 #endif
 };
 
+/*
+ * The handlers below keep the view of the last hit.  Where every CPU hits
+ * at once (the stress and sleeper cases) they store views alike, of which
+ * a case reads one once the hits are over: KCSAN is told these stores race
+ * by design.
+ */
 static int kpt_opt_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct kpt_opt_probe *o = container_of(kp, struct kpt_opt_probe, kp);
 
+	kcsan_disable_current();
 	o->di = regs->di;
 	o->ax = regs->ax;
 	o->ip = regs->ip;
@@ -3372,6 +3445,7 @@ static int kpt_opt_pre(struct kprobe *kp, struct pt_regs *regs)
 #ifdef CONFIG_STACKTRACE
 	o->trace_len = stack_trace_save(o->trace, KPT_TRACE_MAX, 0);
 #endif
+	kcsan_enable_current();
 	atomic_inc(&o->hits);
 	return 0;
 }
@@ -3447,6 +3521,41 @@ static bool kpt_trace_near(const unsigned long *trace, unsigned int len,
 		if (trace[i] > fn && trace[i] - fn < 64)
 			return true;
 	return false;
+}
+
+/* kpt_opt_pre(), then a resume at site 2: kpt_asm_opt's 0x11 is skipped. */
+static int kpt_opt_skip_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	kpt_opt_pre(kp, regs);
+	instruction_pointer_set(regs, (unsigned long)kpt_site(kpt_asm_opt,
+							      kpt_asm_opt_sites, 2));
+	return 1;
+}
+
+/*
+ * A pre_handler's new regs->ip is followed from the breakpoint and
+ * ignored from the detour, which goes on in its copies (as documented:
+ * a probe that redirects must keep itself unoptimized); the handler runs
+ * either way.  Audit D5.
+ */
+static void kprobe_opt_redirect_ignored(struct kunit *test)
+{
+	struct kpt_opt_probe *o = kpt_opt_probe_new(test, kpt_opt_addr());
+
+	o->kp.pre_handler = kpt_opt_skip_pre;
+	kpt_opt_set(test, 0);
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &o->kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_call_opt(7), KPT_OPT_RESULT(7) - 0x11);
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 1);
+
+	kpt_opt_set(test, 1);
+	KUNIT_ASSERT_TRUE_MSG(test, kpt_wait_optimized(&o->kp),
+			      "%pS not optimized", o->kp.addr);
+	KUNIT_EXPECT_EQ(test, kpt_call_opt(7), KPT_OPT_RESULT(7));
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->hits), 2);
+	KUNIT_EXPECT_EQ(test, o->kp.nmissed, 0UL);
+	kpt_unregister(test, &o->kp);
+	KUNIT_EXPECT_EQ(test, kpt_call_opt(7), KPT_OPT_RESULT(7));
 }
 
 /* How many entries of the trace lie in a detour buffer? */
@@ -4926,6 +5035,7 @@ static struct kunit_case kprobes_test_cases[] = {
 #ifdef CONFIG_X86_64
 	KUNIT_CASE(kprobe_blacklist_split_part),
 	KUNIT_CASE(kprobe_refused_preamble),
+	KUNIT_CASE(kprobe_refused_cfi_check),
 	KUNIT_CASE(kprobe_refused_jump_label_site),
 #endif
 	KUNIT_CASE(kprobe_blacklist_kernel),
@@ -5008,6 +5118,7 @@ static struct kunit_case kprobes_test_cases[] = {
 	/* 6. jump optimization */
 #if KPT_OPT_TESTS
 	KUNIT_CASE(kprobe_opt_basic),
+	KUNIT_CASE(kprobe_opt_redirect_ignored),
 	KUNIT_CASE(kprobe_opt_post_handler_joins),
 	KUNIT_CASE(kprobe_opt_probe_inside),
 	KUNIT_CASE(kprobe_opt_unregister_retires),
