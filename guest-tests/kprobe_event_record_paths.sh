@@ -33,7 +33,7 @@ reset_tracing
 for f in a b c off; do echo > "/tmp/kpr_$f"; done
 echo 'p:kprobes/kpr_open do_sys_openat2 path=+0($arg2):string' >> "$T/kprobe_events" ||
 	fail "could not define kpr_open"
-echo 'p:kprobes/kpr_sync ksys_sync' >> "$T/kprobe_events" ||
+echo 'p:kprobes/kpr_sync __x64_sys_sync' >> "$T/kprobe_events" ||
 	fail "could not define kpr_sync"
 
 # 1. The short path: every open recorded.

@@ -20,7 +20,8 @@ every label.  What the units may use:
     in kpf_rip_scratch; segment-override prefixes (ignored in 64-bit
     mode) on them, lock on read-modify-write stores;
   - forward jcc (short and near, with branch-hint prefixes) and jmp over
-    a unit, push/pop pairs, and a call of a local helper (ALU, then ret).
+    a unit, push/pop pairs, and a call of a local helper (ALU, then ret;
+    it sets the arithmetic flags first, which a call-depth thunk changes).
 
 kp_fuzz_main.c runs each sequence from a fixed register, flag and memory
 state, unprobed and with probes at its instruction boundaries, and
@@ -217,6 +218,11 @@ def main():
         helper = g.simple() + (g.simple() if rnd.random() < 0.5 else [])
         helper = [h for h in helper if "%rsp" not in h]
         w("SYM_FUNC_START_LOCAL(kpf_helper_%d)" % n)
+        # A call may go through a call-depth accounting thunk (retbleed=
+        # stuff), whose sarq leaves flags that depend on the CPU's call
+        # depth: the helper defines all six arithmetic flags first, from a
+        # register the run decides, as a call may clobber them (ABI).
+        w("\taddq $0, %rax")
         for h in helper:
             w("\t" + h)
         w("\tANNOTATE_UNRET_SAFE")
