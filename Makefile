@@ -4,6 +4,8 @@
 #   make check    build and boot, run every test, print the results table
 #   make check-full   check, plus cross builds of all eleven other kprobes
 #                 architectures (not only arm64, riscv64, powerpc64le, s390x)
+#                 and the booted configuration rows (clang+kCFI, RT, KCSAN,
+#                 BTF; harness/rows.sh)
 #   make shell    interactive shell in the guest
 #   make bench    our kprobes against the base kernel's, both built and
 #                 booted; table in bench/results/ and README (QUICK=1: short)
@@ -16,7 +18,8 @@
 # Switches:  BASELINE=1   the unmodified base kernel (upstream's kprobes)
 #            T=SUITE[:GLOB]   one suite or some tests (kunit, ftrace, guest,
 #                         static), e.g. T=ftrace:kprobe/kprobe_args*;
-#                         T=debug: only the debug kernel
+#                         T=debug: only the debug kernel; T=config[:NAME]:
+#                         the booted configuration rows
 #            DEBUG=0      check without the debug kernel (KASAN, lockdep,
 #                         kmemleak: a build and a boot of its own), which
 #                         every full check runs

@@ -48,9 +48,10 @@ qemu_cmd() {
 	[ "$action" != test ] ||
 		cmdline+=" kprobe_event=p:kprobes/kpt_boot_init,kernel_init_freeable;p:kprobes/kpt_boot_clone,kernel_clone,flags=+0(%di):x64"
 	cmdline+=" ${KP_CMDLINE:-}"
-	# KP_QEMU_ARGS: more QEMU options (the debug kernel's machine type).
+	# KP_QEMU_ARGS: more QEMU options (the debug kernel's machine type);
+	# KP_QEMU_CPU: the CPU model (a configuration row's, rows.sh).
 	echo qemu-system-x86_64 "$@" ${KP_QEMU_ARGS:-} -m "${KP_MEM:-2G}" -smp "${KP_SMP:-2}" \
-		-cpu max -nographic -no-reboot -nodefaults -serial SERIAL \
+		-cpu "${KP_QEMU_CPU:-max}" -nographic -no-reboot -nodefaults -serial SERIAL \
 		-kernel "$image" -append "\"$cmdline\"" \
 		-fsdev local,id=root,path=/,readonly=on,security_model=none,multidevs=remap \
 		-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root \

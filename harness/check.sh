@@ -2,10 +2,12 @@
 # make check: boot the kernel of the current mode, run the guest suites
 # (KUnit, ftracetest kprobe/dynevent, ours), the host-side static checks
 # the config matrix (builds only, x86 variants and the other kprobes
-# architectures), our KUnit suite booted on arm64 and the debug kernel
+# architectures), the booted configuration rows (rows.sh: preempt=full;
+# make check-full adds clang/kCFI, RT, KCSAN and BTF), our KUnit suite
+# booted on arm64 and the debug kernel
 # (harness/debug.sh; DEBUG=0 leaves it out), and print one table ending in
 # 'N passed, N failed, N skipped'.
-# Usage: check.sh [FILTER]   (all, SUITE, SUITE:GLOB, or debug)
+# Usage: check.sh [FILTER]   (all, SUITE, SUITE:GLOB, debug, config[:NAME])
 . "$(dirname "$0")/lib.sh"
 KP_STEP=check
 filter=${1:-all}
@@ -44,8 +46,16 @@ if [ "$filter" = all ]; then
 	kp_say "static checks, matrix, cross rows and the debug kernel's build run beside the guest (logs: $run/builds.log, $run/debug-build.log)"
 fi
 case $filter in
-static|static:*|matrix|matrix:*|kunit-arm64|debug) ;;
+static|static:*|matrix|matrix:*|kunit-arm64|debug|config|config:*) ;;
 *) KP_RUN_DIR=$run "$KP_REPO/harness/boot.sh" test "$filter" ;;
+esac
+# The booted configuration rows (harness/rows.sh): make check boots those
+# without a build of their own (preempt=full) while the debug kernel still
+# builds; make check-full builds and boots them all.
+case $filter in
+all) "$KP_REPO/harness/rows.sh" "$run" ;;
+config) KP_FULL=1 "$KP_REPO/harness/rows.sh" "$run" ;;
+config:*) "$KP_REPO/harness/rows.sh" "$run" "${filter#config:}" ;;
 esac
 # Waits for background job $1 (named $2), then shows its log's step lines.
 wait_for() {

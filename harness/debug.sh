@@ -48,8 +48,11 @@ tests=${KP_DEBUG_TESTS:-$tests}
 # table as it stands.  (pci=noacpi routes through the BIOS table but takes
 # the IO-APIC, and with it the second CPU, away.)
 # Its guest takes several times the main one's (ftracetest alone 13 min).
+# It boots with preempt=full (the kernel has PREEMPT_DYNAMIC, as Debian's
+# and Fedora's have): sleeping-in-atomic and lockdep checks see most when
+# any task can be preempted wherever we have not disabled preemption.
 KP_TIMEOUT=${KP_DEBUG_TIMEOUT:-$timeout} KP_QEMU_ARGS="-M q35 ${KP_QEMU_ARGS:-}" \
-KP_CMDLINE="KP_FUZZ_COUNT=$fuzz KP_STRESS_SECONDS=$stress KP_TEST_TIMEOUT=$((timeout / 2)) ${KP_CMDLINE:-}" KP_RUN_DIR=$run/debug \
+KP_CMDLINE="preempt=full KP_FUZZ_COUNT=$fuzz KP_STRESS_SECONDS=$stress KP_TEST_TIMEOUT=$((timeout / 2)) ${KP_CMDLINE:-}" KP_RUN_DIR=$run/debug \
 	"$KP_REPO/harness/boot.sh" test "$tests"
 
 # Functions defined by our files, as kmemleak's backtraces name them.

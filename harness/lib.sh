@@ -34,6 +34,26 @@ if [ -n "${KP_VARIANT:-}" ]; then
 	KP_CONFIG_EXTRA=$KP_REPO/harness/config/matrix/$KP_VARIANT.config
 fi
 KP_LOCALVERSION=-kp$KP_MODE
+# KP_ROW=NAME: a booted configuration row (harness/config/rows/NAME.config
+# on top of the test fragment; see rows.sh), in a directory of its own.
+# Its "# make:" line adds make variables: a toolchain (LLVM=-19), or an
+# object a directory's Makefile leaves out of an instrumentation
+# (KCSAN_SANITIZE_trace_kprobe.o=y; a command-line variable wins).
+KP_ROW_MAKE=()
+KP_LLVM=
+if [ -n "${KP_ROW:-}" ]; then
+	KP_CONFIG_EXTRA=$KP_REPO/harness/config/rows/$KP_ROW.config
+	[ -f "$KP_CONFIG_EXTRA" ] || { echo "no configuration row $KP_ROW" >&2; exit 1; }
+	read -r -a KP_ROW_MAKE < <(sed -n 's/^# make: *//p' "$KP_CONFIG_EXTRA"; echo)
+	KP_LLVM=$(printf '%s\n' "${KP_ROW_MAKE[@]}" | sed -n 's/^LLVM=//p')
+	if grep -q '^# build: none' "$KP_CONFIG_EXTRA"; then
+		KP_CONFIG_EXTRA=
+	else
+		KP_OUT=$KP_OUT-$KP_ROW
+		KP_LOCALVERSION=-kp$KP_MODE-$KP_ROW
+	fi
+	KP_RUN_SUFFIX=-$KP_ROW
+fi
 # KP_DEBUG=1: the debug kernel (harness/config/debug.config on top of the
 # test fragment: KASAN, lockdep, kmemleak, ...), in a directory of its own.
 if [ "${KP_DEBUG:-0}" = 1 ]; then
@@ -82,8 +102,10 @@ kp_tree() {
 # each other down (helpers compiling single objects take the same lock).
 kp_make() {
 	mkdir -p "$KPROBES_CACHE"
-	flock "${KP_BUILD_LOCK:-$KPROBES_CACHE/build.lock}" make -C "$(kp_tree)" O="$KP_OUT" CC="ccache gcc" HOSTCC="ccache gcc" \
-		LOCALVERSION= -j"$(nproc)" "$@"
+	local cc=gcc
+	[ -z "$KP_LLVM" ] || cc=clang$KP_LLVM
+	flock "${KP_BUILD_LOCK:-$KPROBES_CACHE/build.lock}" make -C "$(kp_tree)" O="$KP_OUT" \
+		${KP_ROW_MAKE[@]+"${KP_ROW_MAKE[@]}"} CC="ccache $cc" HOSTCC="ccache $cc" LOCALVERSION= -j"$(nproc)" "$@"
 }
 
 # The owned-file list without comments and blank lines.

@@ -84,6 +84,24 @@ def console_excerpt(console):
     return None, None
 
 
+def without_kcsan(console):
+    """The console less its KCSAN reports (harness/kcsan.sh judged them)."""
+    lines = console.splitlines()
+    keep = [True] * len(lines)
+    i = 0
+    while i < len(lines):
+        if "BUG: KCSAN:" in lines[i]:
+            lo = i - 1 if i and re.fullmatch(r"=+", strip_time(lines[i - 1]).strip()) else i
+            hi = i + 1
+            while hi < len(lines) and not re.fullmatch(r"=+", strip_time(lines[hi]).strip()):
+                hi += 1
+            for j in range(lo, min(hi + 1, len(lines))):
+                keep[j] = False
+            i = hi
+        i += 1
+    return "\n".join(l for l, k in zip(lines, keep) if k)
+
+
 def guest_rows(run, filt, want, prefix, excerpts):
     """Rows of one boot in RUN: KTAP, the guest's results.tsv, the boot.
 
@@ -93,6 +111,8 @@ def guest_rows(run, filt, want, prefix, excerpts):
     """
     rows = []
     console = read(os.path.join(run, "console.log")) or ""
+    if os.path.exists(os.path.join(run, "kcsan-accounted")):
+        console = without_kcsan(console)
     if want("kunit", "") or filt.startswith("kunit"):
         k = kunit_results(console, want)
         if not k and filt in ("all", "kunit"):
@@ -141,7 +161,7 @@ def main():
     excerpts = []
     if filt != "debug":
         rows += guest_rows(run, filt, want, "", excerpts)
-    for host_side in ("static.tsv", "matrix.tsv", "arm64.tsv", "debug.tsv"):
+    for host_side in ("static.tsv", "matrix.tsv", "arm64.tsv", "debug.tsv", "rows.tsv"):
         for line in (read(os.path.join(run, host_side)) or "").splitlines():
             parts = line.split("\t")
             if len(parts) >= 3:
@@ -150,6 +170,13 @@ def main():
     if os.path.isdir(os.path.join(run, "debug")) and filt in ("all", "debug"):
         rows += guest_rows(os.path.join(run, "debug"), "all", lambda s, n: True,
                            "debug-", excerpts)
+
+    # The booted configuration rows (harness/rows.sh): "NAME-SUITE".
+    if filt == "all" or filt.startswith("config"):
+        for d in sorted(os.listdir(run)):
+            path = os.path.join(run, d)
+            if d.startswith("row-") and os.path.isdir(path):
+                rows += guest_rows(path, "all", lambda s, n: True, d[4:] + "-", excerpts)
 
     import fnmatch
     xfail = expected_failures(
