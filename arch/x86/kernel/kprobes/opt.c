@@ -107,16 +107,18 @@
  * The probed code may be inside a user access region (stac ... clac) or
  * have set the direction flag; the handlers must run as they would from
  * the breakpoint's trap entry, with SMAP enforced and DF clear.  The
- * probed code's flags are saved in the pt_regs first, and given back by
- * the detour's popfq after the return: the return may change them (with
- * call-depth tracking, retbleed=stuff, the return thunk's shift sets the
- * arithmetic flags), and a jcc among the copies reads them.  On the way
- * out the return address moves one slot down (into the ss slot, which
- * nothing reads any more) and the flags take its place, where the popfq
- * finds them once the ret has popped it; the stack pointer is then the
- * probed code's again.  They are cleared with a popfq, and only
- * when set: objtool assumes a function starts with both clear, and takes
- * a cld or clac here for a mistake (and stops following the code).
+ * probed code's flags are saved in the pt_regs first.  AC and DF are
+ * cleared with a popfq, and only when set: objtool assumes a function
+ * starts with both clear, and takes a cld or clac here for a mistake (and
+ * stops following the code).
+ *
+ * The flags go back by the detour's popfq, after the return: the return
+ * may change them (with call-depth tracking, retbleed=stuff, the return
+ * thunk's shift sets the arithmetic flags), and a jcc among the copies
+ * reads them.  On the way out the return address moves one slot down
+ * (into the ss slot, which nothing reads any more) and the flags take its
+ * place, where the popfq finds them once the ret has popped it; the stack
+ * pointer is then the probed code's again.
  */
 #define KPROBE_OPT_CLEAN_FLAGS	0x40400	/* X86_EFLAGS_AC | X86_EFLAGS_DF */
 static_assert(KPROBE_OPT_CLEAN_FLAGS == (X86_EFLAGS_AC | X86_EFLAGS_DF));
