@@ -57,15 +57,7 @@ KP_CMDLINE="preempt=full KP_FUZZ_COUNT=$fuzz KP_STRESS_SECONDS=$stress KP_TEST_T
 
 # Functions defined by our files, as kmemleak's backtraces name them.
 ours=$run/debug/our-functions
-{
-	for o in kernel/kprobes.o kernel/trace/trace_kprobe.o lib/test_kprobes.o \
-		arch/x86/kernel/kprobes/*.o samples/kprobes/*.o; do
-		# shellcheck disable=SC2086 # the glob is expanded in KP_OUT
-		for f in $KP_OUT/$o; do
-			[ -f "$f" ] && nm --defined-only "$f" | awk '$2 ~ /^[tTwW]$/ { print $3 }'
-		done
-	done
-} | sort -u > "$ours"
+kp_our_functions "$KP_OUT" > "$ours"
 leaks=$run/debug/kmemleak.txt
 if [ ! -f "$leaks" ]; then
 	row kmemleak fail "no kmemleak report from the guest"

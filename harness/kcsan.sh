@@ -14,15 +14,7 @@ KP_STEP=kcsan
 run=$1
 kout=$2
 ours=$run/our-functions
-{
-	for o in kernel/kprobes.o kernel/trace/trace_kprobe.o lib/test_kprobes.o \
-		arch/x86/kernel/kprobes/*.o samples/kprobes/*.o; do
-		# shellcheck disable=SC2086 # the glob is expanded in the build
-		for f in $kout/$o; do
-			[ -f "$f" ] && nm --defined-only "$f" | awk '$2 ~ /^[tTwW]$/ { print $3 }'
-		done
-	done
-} | sort -u > "$ours"
+kp_our_functions "$kout" > "$ours"
 if [ ! -s "$run/console.log" ]; then
 	printf 'fail\tno console log in %s\n' "$run"
 	exit 0

@@ -112,3 +112,17 @@ kp_make() {
 kp_owned() {
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$KP_REPO/harness/owned-files" | grep -v '^$' || true
 }
+
+# kp_our_functions OUT: the functions our objects in the build directory
+# OUT define, one per line, as backtraces name them (kmemleak's in
+# debug.sh, KCSAN's in kcsan.sh).
+kp_our_functions() {
+	local o f
+	for o in kernel/kprobes.o kernel/trace/trace_kprobe.o lib/test_kprobes.o \
+		arch/x86/kernel/kprobes/*.o samples/kprobes/*.o; do
+		# shellcheck disable=SC2086 # the glob is expanded in the build
+		for f in $1/$o; do
+			[ -f "$f" ] && nm --defined-only "$f" | awk '$2 ~ /^[tTwW]$/ { print $3 }'
+		done
+	done | sort -u
+}
