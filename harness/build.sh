@@ -19,7 +19,7 @@ fingerprint() {
 			sort "$tree/.kp-placed" | while read -r rel; do
 				sha256sum "$tree/$rel"
 			done
-			cat "$tree/.kp-maintainers-applied" 2>/dev/null || true
+			cat "$tree/.kp-patches-applied" 2>/dev/null || true
 		fi
 		cat "$tree/.kp-pristine" 2>/dev/null || true
 		cat "$KP_REPO"/harness/modules/* "$KP_REPO"/guest-tests/modules/*

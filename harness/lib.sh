@@ -113,6 +113,25 @@ kp_owned() {
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$KP_REPO/harness/owned-files" | grep -v '^$' || true
 }
 
+# kp_patches: our patches to other subsystems' files, in the order they
+# apply: MAINTAINERS.patch, then patches/*.patch by name.  Each is a diff
+# against the base (git format-patch output or a plain diff, -p1).
+kp_patches() {
+	local f
+	[ -f "$KP_REPO/MAINTAINERS.patch" ] && echo "$KP_REPO/MAINTAINERS.patch"
+	for f in "$KP_REPO"/patches/*.patch; do
+		[ -f "$f" ] && echo "$f"
+	done
+	return 0
+}
+
+# kp_patch_paths PATCH: the files PATCH changes, creates or deletes, one per
+# line, as patch -p1 names them.
+kp_patch_paths() {
+	sed -n 's/^\(---\|+++\) \([^[:space:]]*\).*/\2/p' "$1" | grep -v '^/dev/null$' |
+		sed 's|^[^/]*/||' | sort -u
+}
+
 # kp_our_functions OUT: the functions our objects in the build directory
 # OUT define, one per line, as backtraces name them (kmemleak's in
 # debug.sh, KCSAN's in kcsan.sh).

@@ -88,22 +88,52 @@ sort -u "$placed" | comm -23 - "$placed.new" | while read -r rel; do
 done
 mv "$placed.new" "$placed"
 
-# MAINTAINERS.patch applies to a private copy of MAINTAINERS (never through
-# the hard link), redone only when the patch changed.
-patchf=$KP_REPO/MAINTAINERS.patch
-applied=$work/.kp-maintainers-applied
-if [ -f "$patchf" ]; then
-	if ! cmp -s "$patchf" "$applied"; then
-		rm -f "$work/MAINTAINERS"
-		cp "$src/MAINTAINERS" "$work/MAINTAINERS"
-		patch -s -p1 -d "$work" --no-backup-if-mismatch < "$patchf" ||
-			kp_die "MAINTAINERS.patch does not apply to the base"
-		cp "$patchf" "$applied"
-		kp_say "applied MAINTAINERS.patch"
-	fi
-elif [ -f "$applied" ]; then
-	rm -f "$work/MAINTAINERS" "$applied"
-	ln "$src/MAINTAINERS" "$work/MAINTAINERS"
-	kp_say "MAINTAINERS back to the base's"
+# Patches to other subsystems' files (MAINTAINERS.patch and patches/*.patch,
+# diffs against the base) apply to private copies of the files they touch,
+# never through the hard links.  When any of them changed, every file they
+# touched last time goes back to the base's and all are applied again, in
+# order.  None may touch a file we own, or one in a directory we own:
+# change ours directly.
+mapfile -t patchfiles < <(kp_patches)
+for pf in "${patchfiles[@]}"; do
+	while read -r rel; do
+		while read -r entry; do
+			case $entry in
+			*/) [ "${rel#"$entry"}" = "$rel" ] || kp_die "${pf#"$KP_REPO"/} changes $rel, in $entry, which we own" ;;
+			*) [ "$rel" != "$entry" ] || kp_die "${pf#"$KP_REPO"/} changes $rel, which we own" ;;
+			esac
+		done < <(kp_owned)
+	done < <(kp_patch_paths "$pf")
+done
+stamp=$work/.kp-patches-applied
+patched=$work/.kp-patched
+# A work tree from before patches/: its MAINTAINERS was the one patched.
+if [ -f "$work/.kp-maintainers-applied" ]; then
+	echo MAINTAINERS >> "$patched"
+	rm -f "$work/.kp-maintainers-applied" "$stamp"
+fi
+cat "${patchfiles[@]}" /dev/null > "$stamp.new"
+printf '%s\n' "${patchfiles[@]}" >> "$stamp.new"
+if ! cmp -s "$stamp.new" "$stamp"; then
+	touch "$patched"
+	sort -u "$patched" | while read -r rel; do
+		rm -f "$work/$rel"
+		if [ -f "$src/$rel" ]; then ln "$src/$rel" "$work/$rel"; fi
+	done
+	: > "$patched"
+	for pf in "${patchfiles[@]}"; do
+		while read -r rel; do
+			grep -qxF "$rel" "$patched" && continue
+			rm -f "$work/$rel"
+			if [ -f "$src/$rel" ]; then cp "$src/$rel" "$work/$rel"; fi
+			echo "$rel" >> "$patched"
+		done < <(kp_patch_paths "$pf")
+		patch -s -p1 -d "$work" --no-backup-if-mismatch --reject-file=- < "$pf" ||
+			kp_die "${pf#"$KP_REPO"/} does not apply to the base"
+		kp_say "applied ${pf#"$KP_REPO"/}"
+	done
+	mv "$stamp.new" "$stamp"
+else
+	rm -f "$stamp.new"
 fi
 kp_say "work tree ready: $work ($(wc -l < "$placed") owned files)"

@@ -11,7 +11,8 @@
 #   files: PATH...   what the step takes from this repository: an entry of
 #                    harness/owned-files (a directory entry takes the whole
 #                    directory and deletes the base files we do not ship), a
-#                    file under an owned directory, or MAINTAINERS.patch
+#                    file under an owned directory, MAINTAINERS.patch, or a
+#                    patch to another subsystem, patches/NAME.patch
 #   why: LINE        the step's one line in the cover letter
 #   # ...            comment
 # The rest is the commit message: subject, body, Signed-off-by.
@@ -19,7 +20,7 @@
 # be split and every step still builds: NN-name.stage/PATH, when present,
 # is taken for PATH instead of the repository's file (PATH must be in the
 # step's 'files:'); a later step takes the final one.
-# Every owned entry and MAINTAINERS.patch must be taken by some step, and the
+# Every owned entry and every patch (kp_patches) must be taken by some step, and the
 # final tree is compared with what overlay.sh would build, so the series can
 # never silently drop or alter a file.  The cover letter is made from
 # harness/series/cover.tmpl (see the placeholders there).
@@ -58,6 +59,9 @@ step_why() { step_header "$1" | sed -n 's/^why:[[:space:]]*//p' | head -n 1; }
 step_msg() { sed '1,/^$/d' "$1"; }
 
 mapfile -t owned < <(kp_owned)
+patches=()
+while read -r p; do patches+=("${p#"$KP_REPO"/}"); done < <(kp_patches)
+is_patch() { printf '%s\n' "${patches[@]}" | grep -qxF "$1"; }
 bad=0
 declare -A taken=()
 for s in "${steps[@]}"; do
@@ -69,7 +73,7 @@ for s in "${steps[@]}"; do
 		{ kp_say "$name: no 'Signed-off-by: $KP_SERIES_NAME <$KP_SERIES_EMAIL>'"; bad=1; }
 	while read -r p; do
 		ok=0
-		if [ "$p" = MAINTAINERS.patch ]; then
+		if is_patch "$p"; then
 			ok=1
 		else
 			for o in "${owned[@]}"; do
@@ -91,8 +95,8 @@ for s in "${steps[@]}"; do
 		done < <(cd "${s%.msg}.stage" && find . -type f | sed 's|^\./||')
 	fi
 done
-for o in "${owned[@]}" MAINTAINERS.patch; do
-	[ -n "${taken[$o]:-}" ] || { kp_say "owned $o is in no step of the series (add it to a 'files:' line in $plan/)"; bad=1; }
+for o in "${owned[@]}" "${patches[@]}"; do
+	[ -n "${taken[$o]:-}" ] || { kp_say "$o is in no step of the series (add it to a 'files:' line in $plan/)"; bad=1; }
 done
 [ "$bad" = 0 ] || kp_die "the series plan is incomplete or wrong (see above)"
 
@@ -132,10 +136,10 @@ for s in "${steps[@]}"; do
 	paths=()
 	while read -r p; do
 		case $p in
-		MAINTAINERS.patch)
-			patch -s -p1 --no-backup-if-mismatch < "$KP_REPO/MAINTAINERS.patch" ||
-				kp_die "MAINTAINERS.patch does not apply to the base"
-			paths+=(MAINTAINERS)
+		*.patch)
+			patch -s -p1 --no-backup-if-mismatch < "$KP_REPO/$p" ||
+				kp_die "$p does not apply to the tree of the steps before it"
+			mapfile -t -O "${#paths[@]}" paths < <(kp_patch_paths "$KP_REPO/$p")
 			;;
 		*/)
 			d=${p%/}
@@ -181,11 +185,22 @@ for o in "${owned[@]}"; do
 		cmp -s "$KP_REPO/$o" "$o" || { kp_say "differs from the repository: $o"; bad=1; }
 	fi
 done
-if [ -f "$KP_REPO/MAINTAINERS.patch" ]; then
+if [ ${#patches[@]} -gt 0 ]; then
 	tmp=$(mktemp -d)
-	cp "$src/MAINTAINERS" "$tmp/MAINTAINERS"
-	patch -s -p1 -d "$tmp" --no-backup-if-mismatch < "$KP_REPO/MAINTAINERS.patch"
-	cmp -s "$tmp/MAINTAINERS" MAINTAINERS || { kp_say "MAINTAINERS differs from base + MAINTAINERS.patch"; bad=1; }
+	for p in "${patches[@]}"; do
+		while read -r f; do
+			[ -e "$tmp/$f" ] || [ ! -e "$src/$f" ] ||
+				{ mkdir -p "$(dirname "$tmp/$f")"; cp "$src/$f" "$tmp/$f"; }
+		done < <(kp_patch_paths "$KP_REPO/$p")
+		patch -s -p1 -d "$tmp" --no-backup-if-mismatch < "$KP_REPO/$p"
+	done
+	while read -r f; do
+		if [ -e "$tmp/$f" ]; then
+			cmp -s "$tmp/$f" "$f" || { kp_say "$f differs from the base with our patches applied"; bad=1; }
+		else
+			[ ! -e "$f" ] || { kp_say "$f should have been deleted by our patches"; bad=1; }
+		fi
+	done < <(for p in "${patches[@]}"; do kp_patch_paths "$KP_REPO/$p"; done | sort -u)
 	rm -rf "$tmp"
 fi
 [ -z "$(git status --porcelain)" ] || { kp_say "files outside the plan changed"; bad=1; }
