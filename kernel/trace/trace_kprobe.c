@@ -1474,6 +1474,22 @@ static bool kpev_head_on_entry(struct kpev_head *h)
 	return ret == 0;
 }
 
+/*
+ * The function a place given by address is the entry of, for the argument
+ * parser: BTF describes functions by name, and without one every named
+ * argument, and even $retval, would fail there.  NULL if there is none.
+ */
+static const char *kpev_entry_function(struct kpev_head *h, bool on_entry,
+				       char *namebuf)
+{
+	unsigned long size, offs;
+	char *modname;
+
+	if (h->symbol || !on_entry)
+		return h->symbol;
+	return kallsyms_lookup(h->where, &size, &offs, &modname, namebuf);
+}
+
 static void kpev_default_name(struct kpev_head *h, char *buf)
 {
 	char kind = h->retprobe ? 'r' : 'p';
@@ -1551,11 +1567,13 @@ static int kpev_define(int argc, const char *argv[])
 	char groupbuf[MAX_EVENT_NAME_LEN];
 	char namebuf[MAX_EVENT_NAME_LEN];
 	char metabuf[MAX_BTF_ARGS_LEN];
+	char funcbuf[KSYM_NAME_LEN];
 	const char **args = NULL;
 	char *dentbuf = NULL;
 	struct kpev_head h = { };
 	char *place = NULL;
 	int nargs = 0, err;
+	bool on_entry;
 
 	trace_probe_log_init("trace_kprobe", argc, argv);
 	/* "p", "p:NAME", "r2:G/E" and no place: say so, past the first word. */
@@ -1587,11 +1605,18 @@ static int kpev_define(int argc, const char *argv[])
 	if (!h.event)
 		kpev_default_name(&h, namebuf);
 
+	on_entry = kpev_head_on_entry(&h);
+	/* "r 0xADDR": as for "r SYM+OFFS", the address must be an entry. */
+	if (h.retprobe && !h.symbol && !on_entry) {
+		trace_probe_log_err(0, BAD_RETPROBE);
+		err = -EINVAL;
+		goto out;
+	}
 	if (h.retprobe)
 		ctx.flags |= TPARG_FL_RETURN;
-	else if (kpev_head_on_entry(&h))
+	else if (on_entry)
 		ctx.flags |= TPARG_FL_FENTRY;
-	ctx.funcname = h.symbol;
+	ctx.funcname = kpev_entry_function(&h, on_entry, funcbuf);
 
 	args = kpev_expand_args(argc - 2, argv + 2, &nargs, metabuf, &dentbuf,
 				&ctx);
