@@ -1475,19 +1475,25 @@ static bool kpev_head_on_entry(struct kpev_head *h)
 }
 
 /*
- * The function a place given by address is the entry of, for the argument
- * parser: BTF describes functions by name, and without one every named
- * argument, and even $retval, would fail there.  NULL if there is none.
+ * The function whose entry @addr is, for the argument parser, which finds
+ * a function's BTF by name: a kmalloc()ed name, NULL if kallsyms knows
+ * none or several functions carry it (BTF could then describe another
+ * one), or an ERR_PTR().
  */
-static const char *kpev_entry_function(struct kpev_head *h, bool on_entry,
-				       char *namebuf)
+static char *kpev_entry_function(unsigned long addr)
 {
 	unsigned long size, offs;
-	char *modname;
+	char *modname, *name;
 
-	if (h->symbol || !on_entry)
-		return h->symbol;
-	return kallsyms_lookup(h->where, &size, &offs, &modname, namebuf);
+	name = kmalloc(KSYM_NAME_LEN, GFP_KERNEL);
+	if (!name)
+		return ERR_PTR(-ENOMEM);
+	if (!kallsyms_lookup(addr, &size, &offs, &modname, name) ||
+	    kpev_symbol_count(name) != 1) {
+		kfree(name);
+		return NULL;
+	}
+	return name;
 }
 
 static void kpev_default_name(struct kpev_head *h, char *buf)
@@ -1567,7 +1573,7 @@ static int kpev_define(int argc, const char *argv[])
 	char groupbuf[MAX_EVENT_NAME_LEN];
 	char namebuf[MAX_EVENT_NAME_LEN];
 	char metabuf[MAX_BTF_ARGS_LEN];
-	char funcbuf[KSYM_NAME_LEN];
+	char *entry_func = NULL;
 	const char **args = NULL;
 	char *dentbuf = NULL;
 	struct kpev_head h = { };
@@ -1608,7 +1614,10 @@ static int kpev_define(int argc, const char *argv[])
 	on_entry = kpev_head_on_entry(&h);
 	/* "r 0xADDR": as for "r SYM+OFFS", the address must be an entry. */
 	if (h.retprobe && !h.symbol && !on_entry) {
-		trace_probe_log_err(0, BAD_RETPROBE);
+		if (kallsyms_lookup_size_offset(h.where, NULL, NULL))
+			trace_probe_log_err(0, BAD_RETPROBE);
+		else
+			trace_probe_log_err(0, BAD_PROBE_ADDR);
 		err = -EINVAL;
 		goto out;
 	}
@@ -1616,7 +1625,23 @@ static int kpev_define(int argc, const char *argv[])
 		ctx.flags |= TPARG_FL_RETURN;
 	else if (on_entry)
 		ctx.flags |= TPARG_FL_FENTRY;
-	ctx.funcname = kpev_entry_function(&h, on_entry, funcbuf);
+	ctx.funcname = h.symbol;
+	if (!h.symbol && on_entry) {
+		entry_func = kpev_entry_function(h.where);
+		if (IS_ERR(entry_func)) {
+			err = PTR_ERR(entry_func);
+			entry_func = NULL;
+			goto out;
+		}
+		ctx.funcname = entry_func;
+	}
+	/*
+	 * With BTF arguments, an entry or a return without a function name
+	 * would refuse every name, and $retval, without a word in error_log:
+	 * such a place is read as any other address, which says why.
+	 */
+	if (!ctx.funcname && IS_ENABLED(CONFIG_PROBE_EVENTS_BTF_ARGS))
+		ctx.flags &= ~(TPARG_FL_RETURN | TPARG_FL_FENTRY);
 
 	args = kpev_expand_args(argc - 2, argv + 2, &nargs, metabuf, &dentbuf,
 				&ctx);
@@ -1654,6 +1679,7 @@ out_ctx:
 	kfree(dentbuf);
 	kfree(args);
 out:
+	kfree(entry_func);
 	kfree(place);
 	trace_probe_log_clear();
 	return err;
