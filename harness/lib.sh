@@ -126,10 +126,17 @@ kp_patches() {
 }
 
 # kp_patch_paths PATCH: the files PATCH changes, creates or deletes, one per
-# line, as patch -p1 names them.
+# line, from its "--- a/PATH" and "+++ b/PATH" lines (git's diff format,
+# which patches/ must use).  A path that could leave the tree stops here.
 kp_patch_paths() {
-	sed -n 's/^\(---\|+++\) \([^[:space:]]*\).*/\2/p' "$1" | grep -v '^/dev/null$' |
-		sed 's|^[^/]*/||' | sort -u
+	local p
+	sed -n 's/^\(--- a\|+++ b\)\/\([^[:space:]]*\).*/\2/p' "$1" | sort -u |
+		while read -r p; do
+			case /$p/ in
+			*/../*|//*) kp_die "$1: path $p leaves the tree" ;;
+			esac
+			echo "$p"
+		done
 }
 
 # kp_our_functions OUT: the functions our objects in the build directory

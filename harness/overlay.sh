@@ -115,10 +115,13 @@ fi
 cat "${patchfiles[@]}" /dev/null > "$stamp.new"
 printf '%s\n' "${patchfiles[@]}" >> "$stamp.new"
 if ! cmp -s "$stamp.new" "$stamp"; then
+	# A private copy, not a link: its new time makes make rebuild what
+	# the patch changed, and a file we now own stays ours.
 	touch "$patched"
 	sort -u "$patched" | while read -r rel; do
+		grep -qxF "$rel" "$placed" && continue
 		rm -f "$work/$rel"
-		if [ -f "$src/$rel" ]; then ln "$src/$rel" "$work/$rel"; fi
+		if [ -f "$src/$rel" ]; then cp "$src/$rel" "$work/$rel"; fi
 	done
 	: > "$patched"
 	for pf in "${patchfiles[@]}"; do

@@ -140,6 +140,7 @@ for s in "${steps[@]}"; do
 			patch -s -p1 --no-backup-if-mismatch < "$KP_REPO/$p" ||
 				kp_die "$p does not apply to the tree of the steps before it"
 			mapfile -t -O "${#paths[@]}" paths < <(kp_patch_paths "$KP_REPO/$p")
+			[ ${#paths[@]} -gt 0 ] || kp_die "$p names no file"
 			;;
 		*/)
 			d=${p%/}
@@ -192,7 +193,8 @@ if [ ${#patches[@]} -gt 0 ]; then
 			[ -e "$tmp/$f" ] || [ ! -e "$src/$f" ] ||
 				{ mkdir -p "$(dirname "$tmp/$f")"; cp "$src/$f" "$tmp/$f"; }
 		done < <(kp_patch_paths "$KP_REPO/$p")
-		patch -s -p1 -d "$tmp" --no-backup-if-mismatch < "$KP_REPO/$p"
+		patch -s -p1 -d "$tmp" --no-backup-if-mismatch < "$KP_REPO/$p" ||
+			kp_die "$p does not apply to the base"
 	done
 	while read -r f; do
 		if [ -e "$tmp/$f" ]; then
