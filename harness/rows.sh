@@ -12,6 +12,7 @@
 #   # cmdline: ARGS         more kernel command line
 #   # cpu: MODEL            QEMU's CPU model (default max)
 #   # tests: FILTER         what the guest runs (run-tests.sh's filter)
+#   # timeout: SECONDS      the whole guest's limit (boot.sh's KP_TIMEOUT)
 #   # tests-full: FILTER    the same in make check-full
 #   # expect: ERE           the boot console must match it (what shows
 #                           the configuration took: "Dynamic Preempt: full");
@@ -69,6 +70,8 @@ for frag in "$KP_REPO"/harness/config/rows/*.config; do
 	fi
 	mkdir -p "$run/row-$name"
 	KP_QEMU_CPU=$(header cpu "$frag")
+	KP_TIMEOUT=$(header timeout "$frag")
+	KP_TIMEOUT=${KP_TIMEOUT:-2400} \
 	KP_QEMU_CPU=${KP_QEMU_CPU:-max} KP_ROW=$name KP_RUN_DIR=$run/row-$name KP_CMDLINE="$(header cmdline "$frag") ${KP_CMDLINE:-}" \
 		"$KP_REPO/harness/boot.sh" test "${tests:-all}" || true
 	sed -n 's/^# expect: *//p' "$frag" | while IFS= read -r expect; do
