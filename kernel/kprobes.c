@@ -2931,28 +2931,6 @@ kretprobe_take(struct kretprobe *rp)
 #ifdef CONFIG_KRETPROBE_ON_RETHOOK
 
 /*
- * rethook_hook() in line, where the architecture says where the return
- * address is kept (this must stay in step with rethook_hook()).  The node
- * is on the task's list of diverted returns before the return address is
- * redirected, so that an unwinder interrupting us (an NMI taking a stack
- * trace) finds either the real return address or the node holding it.
- */
-static __always_inline void kretprobe_follow(struct rethook_node *node,
-					     struct pt_regs *regs)
-{
-#ifdef arch_kretprobe_return_slot
-	unsigned long *slot = arch_kretprobe_return_slot(regs, &node->frame);
-
-	node->ret_addr = *slot;
-	__llist_add(&node->llist, &current->rethooks);
-	barrier();
-	*slot = (unsigned long)arch_rethook_trampoline;
-#else
-	rethook_hook(node, regs, false);
-#endif
-}
-
-/*
  * A kretprobe is a kprobe on the function entry whose pre_handler takes an
  * instance from the kretprobe's rethook pool and diverts the return address
  * to the rethook trampoline.  The rethook keeps the real return address on
@@ -2970,7 +2948,7 @@ static int notrace kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 	ri->task = current;
 	follow = !rp->entry_handler || !rp->entry_handler(ri, regs);
 	if (follow)
-		kretprobe_follow(&ri->node, regs);
+		rethook_hook(&ri->node, regs, kprobe_ftrace(p));
 	else
 		rethook_recycle(&ri->node);
 	return 0;
@@ -3027,38 +3005,14 @@ static inline void *kretprobe_newest(struct kretprobe *rp)
 }
 
 /*
- * rethook_try_get() without the call: nothing from a stopped pool (its
- * handler is cleared first, see kretprobe_pool_stop()), nor where RCU is
- * not watching, since instances are freed after a grace period.  The
- * latter can only happen with the configurations under which rethook
- * checks it too.
- *
- * This CPU's slot of the pool is tried first, without the interrupt
- * toggling of objpool_pop().  Taking is a compare-and-swap on the slot's
- * head, which other CPUs race with anyway: an interrupt or NMI here that
- * takes from the same slot only makes ours retry, and one that returns an
- * instance writes at the slot's tail, never at the entry being taken (a
- * slot holds at most the pool's size).  It is returning that needs
- * interrupts off, two returns on one slot being unsafe, and
- * objpool_push() disables them itself.  Callers run with preemption off,
- * but migrating would be harmless too: any slot may be taken from.  An
- * empty slot falls back to rethook_try_get(), which tries them all.
+ * rethook_try_get() returns nothing from a stopped pool: its handler is
+ * cleared first (see kretprobe_pool_stop()).
  */
 static __always_inline struct kretprobe_instance *
 kretprobe_pool_take(void *pool)
 {
-	struct rethook *rh = pool;
-	struct rethook_node *rhn;
+	struct rethook_node *rhn = rethook_try_get(pool);
 
-	if (unlikely(!rcu_access_pointer(rh->handler)))
-		return NULL;
-	if ((IS_ENABLED(CONFIG_FTRACE_VALIDATE_RCU_IS_WATCHING) ||
-	     IS_ENABLED(CONFIG_KPROBE_EVENTS_ON_NOTRACE)) &&
-	    unlikely(!rcu_is_watching()))
-		return NULL;
-	rhn = __objpool_try_get_slot(&rh->pool, raw_smp_processor_id());
-	if (unlikely(!rhn))
-		rhn = rethook_try_get(rh);
 	return rhn ? container_of(rhn, struct kretprobe_instance, node) : NULL;
 }
 

@@ -62,6 +62,7 @@
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/stacktrace.h>
+#include <linux/static_call.h>
 #include <linux/time.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
@@ -1361,6 +1362,72 @@ static void kprobe_refused_jump_label_site(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, q->pre_hits, 1U);
 	KUNIT_EXPECT_EQ(test, p->pre_hits, 0U);
 }
+
+#if KPT_BUILTIN && defined(CONFIG_HAVE_STATIC_CALL_INLINE)
+static unsigned long kpt_sc_double(unsigned long x)
+{
+	return 2 * x;
+}
+
+DEFINE_STATIC_CALL(kpt_sc, kpt_sc_double);
+
+/* The + 1 keeps the static call a call, not a tail jump. */
+static noinline __noclone unsigned long kpt_sc_caller(unsigned long x)
+{
+	return static_call(kpt_sc)(x) + 1;
+}
+
+extern struct static_call_site __start_static_call_sites[],
+			       __stop_static_call_sites[];
+
+/* Where objtool says kpt_sc_caller() calls through kpt_sc: its one site. */
+static void *kpt_sc_site(void)
+{
+	struct static_call_site *site;
+	unsigned long key;
+	void *found = NULL;
+
+	for (site = __start_static_call_sites;
+	     site < __stop_static_call_sites; site++) {
+		key = ((long)&site->key + site->key) & ~STATIC_CALL_SITE_FLAGS;
+		if (key != (unsigned long)&STATIC_CALL_KEY(kpt_sc))
+			continue;
+		if (found)
+			return NULL;
+		found = (void *)((long)&site->addr + site->addr);
+	}
+	return found;
+}
+
+/*
+ * A static call site belongs to its key, which rewrites the call when the
+ * call is updated: -EBUSY, found by static_call_text_reserved()'s lookup
+ * by address (a patch to kernel/static_call_inline.c in this series), at
+ * its first byte and inside it.  The instruction after it takes a probe.
+ * In the kprobes_text_reserved suite, run at boot (init sites count) and
+ * again after it (guest:kprobe_text_reserved_after_boot).
+ */
+static void kprobe_refused_static_call_site(struct kunit *test)
+{
+	u8 *site = kpt_sc_site();
+	struct kpt_probe *p, *q;
+
+	KUNIT_ASSERT_NOT_NULL(test, site);
+	KUNIT_ASSERT_TRUE(test, site > (u8 *)kpt_sc_caller);
+	KUNIT_EXPECT_EQ(test, static_call_text_reserved(site, site), 1);
+	KUNIT_EXPECT_EQ(test, static_call_text_reserved(site + 4, site + 4), 1);
+	KUNIT_EXPECT_EQ(test, static_call_text_reserved(site - 1, site - 1), 0);
+	KUNIT_EXPECT_EQ(test, static_call_text_reserved(site + 5, site + 5), 0);
+
+	p = kpt_probe_new(test, site, false);
+	q = kpt_probe_new(test, site + 5, false);
+	KUNIT_EXPECT_EQ(test, kpt_register(test, &p->kp), -EBUSY);
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &q->kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_sc_caller(20), 41UL);
+	KUNIT_EXPECT_EQ(test, q->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 0U);
+}
+#endif
 #endif
 
 /* Functions that no kprobe may ever be put on. */
@@ -4143,33 +4210,41 @@ static int kpt_key_flipper(void *unused)
 }
 
 /*
- * The optimizer's index of jump label sites decodes each site's length
- * from the text; a key being flipped meanwhile has an int3 there, which
- * arch_jump_entry_size() takes for a BUG().  Rebuilt while another CPU
- * flips a key of this file (whose site is in the index) again and again,
- * it must wait for each flip and find the same sites every time.
+ * jump_label_text_reserved() decodes a site's length from the text, and
+ * its lookup by address (a patch to kernel/jump_label.c in this series)
+ * finds the site by a binary search: while another CPU flips a key of
+ * this file again and again, the site stays reserved, its key's int3
+ * never seen (arch_jump_entry_size() takes that for a BUG()), and the
+ * instruction after it stays free.  In the kprobes_text_reserved suite.
  */
-static void kprobe_opt_index_key_flips(struct kunit *test)
+static void kprobe_opt_reserved_key_flips(struct kunit *test)
 {
+	void *label = kpt_site(kpt_asm_optkey, kpt_asm_optkey_sites, 1);
+	void *next = kpt_site(kpt_asm_optkey, kpt_asm_optkey_sites, 2);
 	struct task_struct *flipper;
-	int i, n, first;
+	int i, reserved = 0, after = 0;
 
+	if (!IS_ENABLED(CONFIG_JUMP_LABEL))
+		kunit_skip(test, "no jump labels: every key is a plain test");
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs a second CPU to flip the key");
-	first = kprobe_opt_index_rebuild();
-	KUNIT_ASSERT_GT(test, first, 0);
 	flipper = kthread_run(kpt_key_flipper, NULL, "kprobes_test_flip");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(flipper));
 	for (i = 0; i < 100; i++) {
-		n = kprobe_opt_index_rebuild();
-		if (n != first)
-			break;
+		jump_label_lock();
+		reserved += jump_label_text_reserved(label, label);
+		/* its last byte: the site starts before the range */
+		reserved += jump_label_text_reserved(label + 4, label + 4);
+		after += jump_label_text_reserved(next, next + 4);
+		jump_label_unlock();
 	}
 	kthread_stop(flipper);
 	static_branch_disable(&kpt_opt_key);
-	KUNIT_EXPECT_EQ(test, n, first);
+	KUNIT_EXPECT_EQ(test, reserved, 200);
+	KUNIT_EXPECT_EQ(test, after, 0);
 	KUNIT_EXPECT_EQ(test, kpt_asm_optkey(40), 41UL);
 }
+
 #endif /* KPT_BUILTIN */
 
 /*
@@ -5036,7 +5111,6 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kprobe_blacklist_split_part),
 	KUNIT_CASE(kprobe_refused_preamble),
 	KUNIT_CASE(kprobe_refused_cfi_check),
-	KUNIT_CASE(kprobe_refused_jump_label_site),
 #endif
 	KUNIT_CASE(kprobe_blacklist_kernel),
 #ifdef CONFIG_X86_64
@@ -5141,9 +5215,6 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kprobe_opt_handler_flags),
 	KUNIT_CASE(kprobe_opt_refused_cold_jump),
 	KUNIT_CASE(kprobe_opt_refused_cold_numbered),
-#if KPT_BUILTIN
-	KUNIT_CASE(kprobe_opt_index_key_flips),
-#endif
 	KUNIT_CASE(kretprobe_opt_entry),
 	KUNIT_CASE(kprobes_opt_batch_unregister),
 	KUNIT_CASE_SLOW(kprobe_opt_stress_toggle),
@@ -5182,7 +5253,34 @@ static struct kunit_suite kprobes_test_suite = {
 	.test_cases = kprobes_test_cases,
 };
 
+#ifdef CONFIG_X86_64
+/*
+ * Text other subsystems own, looked up in their tables (with the patches
+ * to jump_label.c and static_call_inline.c, by address).  The guest runs
+ * this suite again after boot through KUnit's debugfs, as the tables'
+ * init sites count only while the kernel boots.
+ */
+static struct kunit_case kprobes_text_reserved_cases[] = {
+	KUNIT_CASE(kprobe_refused_jump_label_site),
+#if KPT_BUILTIN && defined(CONFIG_HAVE_STATIC_CALL_INLINE)
+	KUNIT_CASE(kprobe_refused_static_call_site),
+#endif
+#if defined(CONFIG_OPTPROBES) && KPT_BUILTIN
+	KUNIT_CASE(kprobe_opt_reserved_key_flips),
+#endif
+	{}
+};
+
+static struct kunit_suite kprobes_text_reserved_suite = {
+	.name = "kprobes_text_reserved",
+	.init = kprobes_test_init,
+	.test_cases = kprobes_text_reserved_cases,
+};
+
+kunit_test_suites(&kprobes_test_suite, &kprobes_text_reserved_suite);
+#else
 kunit_test_suites(&kprobes_test_suite);
+#endif
 
 MODULE_DESCRIPTION("KUnit tests for kprobes and kretprobes");
 MODULE_LICENSE("GPL");

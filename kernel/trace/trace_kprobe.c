@@ -374,45 +374,6 @@ static nokprobe_inline void kpev_fill_head(struct kp_event *kev, void *rec,
 	}
 }
 
-/*
- * With any of these set, reserving a record is more than asking the ring
- * buffer for room: a pid filter to consult, a per-CPU scratch record for
- * an event filter or a soft-disabled event to be written to first, a
- * conditional trigger's retry.  trace_event_buffer_reserve() does all
- * that; without them it is two calls deep around ring_buffer_lock_reserve().
- */
-#define KPEV_RESERVE_FLAGS (EVENT_FILE_FL_PID_FILTER | EVENT_FILE_FL_FILTERED | \
-			    EVENT_FILE_FL_SOFT_DISABLED |			\
-			    EVENT_FILE_FL_TRIGGER_COND)
-
-/*
- * Reserve @len bytes of record in @file's buffer and fill in its common
- * header.  The result is the state trace_event_buffer_commit() expects of
- * trace_event_buffer_reserve(), whichever way it was reached.
- */
-static nokprobe_inline void *kpev_reserve(struct trace_event_buffer *fbuf,
-					  struct trace_event_file *file,
-					  unsigned long len)
-{
-	struct ring_buffer_event *event;
-
-	if (unlikely(READ_ONCE(file->flags) & KPEV_RESERVE_FLAGS))
-		return trace_event_buffer_reserve(fbuf, file, len);
-
-	/* the handler's own preempt_disable() is not the probed code's */
-	fbuf->trace_ctx = tracing_gen_ctx_dec();
-	fbuf->trace_file = file;
-	fbuf->buffer = file->tr->array_buffer.buffer;
-	event = ring_buffer_lock_reserve(fbuf->buffer, len);
-	if (!event)
-		return NULL;
-	fbuf->event = event;
-	fbuf->entry = ring_buffer_event_data(event);
-	tracing_generic_entry_update(fbuf->entry, file->event_call->event.type,
-				     fbuf->trace_ctx);
-	return fbuf->entry;
-}
-
 /* Write one record of a hit into the ring buffer of @file. */
 static nokprobe_inline void kpev_record(struct kp_event *kev,
 					struct pt_regs *regs, void *edata,
@@ -420,11 +381,7 @@ static nokprobe_inline void kpev_record(struct kp_event *kev,
 					struct trace_event_file *file)
 {
 	size_t head = kpev_head_size(kev);
-	/*
-	 * Filled in by kpev_reserve() before any use.  Left to
-	 * the automatic stack zeroing, it would be a rep stos per hit.
-	 */
-	struct trace_event_buffer fbuf __uninitialized;
+	struct trace_event_buffer fbuf;
 	int dyn;
 	u8 *rec;
 
@@ -432,7 +389,9 @@ static nokprobe_inline void kpev_record(struct kp_event *kev,
 		return;
 
 	dyn = __get_data_size(&kev->tp, regs, edata);
-	rec = kpev_reserve(&fbuf, file, head + kev->tp.size + dyn);
+	/* In line: a patch of this series to kernel/trace/trace.h. */
+	rec = trace_event_buffer_reserve_inline(&fbuf, file,
+						head + kev->tp.size + dyn);
 	if (!rec)
 		return;
 	fbuf.regs = regs;

@@ -172,29 +172,6 @@ __visible void kprobe_opt_callback(struct pt_regs *regs, kprobe_opcode_t *copy);
 #if IS_ENABLED(CONFIG_KPROBES_SANITY_TEST)
 /* For the KUnit suite: the int3 way out of a step (core.c). */
 void kprobe_step_force_trap(bool on);
-#ifdef CONFIG_X86_64
-/* For the KUnit suite: rebuild the optimizer's index of patched sites. */
-int kprobe_opt_index_rebuild(void);
-#endif
-#endif
-
-#ifdef CONFIG_KRETPROBE_ON_RETHOOK
-/*
- * Where an x86 function keeps its return address on entry: the word
- * @regs->sp points at, at a breakpoint on the first instruction and in the
- * ftrace callback alike.  The kretprobe entry path (kretprobe_follow())
- * diverts it there itself, which saves the two calls of rethook_hook()
- * per hit.  @frame gets what arch_rethook_prepare() records as the
- * node's frame, the word's address: the two must stay in step
- * (arch/x86/kernel/rethook.c).
- */
-#define arch_kretprobe_return_slot arch_kretprobe_return_slot
-static __always_inline unsigned long *
-arch_kretprobe_return_slot(struct pt_regs *regs, unsigned long *frame)
-{
-	*frame = regs->sp;
-	return (unsigned long *)regs->sp;
-}
 #endif
 
 #else /* !CONFIG_KPROBES */

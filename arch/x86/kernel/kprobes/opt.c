@@ -831,160 +831,24 @@ static bool kprobe_opt_ftrace_site(unsigned long start, unsigned long last)
 }
 #endif
 
-#ifdef CONFIG_HAVE_STATIC_CALL_INLINE
-extern struct static_call_site __start_static_call_sites[],
-			       __stop_static_call_sites[];
-#endif
-
 /*
- * The sites jump labels and static calls own in the kernel's own text,
- * each as (offset from _stext) << KPROBE_OPT_OWNED_SHIFT | length, sorted.
- * jump_label_text_reserved() and static_call_text_reserved() walk every
- * entry of their tables, thousands, for each candidate at each pass: at
- * 10,000 probes with branches in their regions that was most of the
- * optimizer's time under emulation.  A binary search here costs a few
- * steps.  Built at the first lookup: the entries for that text are fixed
- * at link time, but the length of a jump label site is decoded from the
- * text, where a static key being flipped leaves an int3 for a while
- * (arch_jump_entry_size() BUG()s on that); jump_label_lock() keeps keys
- * still meanwhile, and guards the index.  __init text (whose entries go
- * with it), module text, and a kernel short of memory for the index go
- * to the tables themselves.
+ * Text other subsystems patch on their own: their tables, looked up at
+ * every pass since a site may have changed since the scan.  The lookups
+ * decode a jump label's length from the text, where a key being flipped
+ * leaves an int3 for a while; jump_label_lock() keeps keys still.
+ * kprobe_mutex held.
  */
-#define KPROBE_OPT_OWNED_SHIFT	3
-static u32 *kprobe_opt_owned;
-static unsigned int kprobe_opt_nowned;
-static bool kprobe_opt_owned_tried;
-
-/* The index covers [_stext, _etext): no __init text, no module. */
-static bool kprobe_opt_in_index(unsigned long addr)
-{
-	return addr >= (unsigned long)_stext && addr < (unsigned long)_etext;
-}
-
-static void kprobe_opt_own(unsigned long addr, unsigned int len)
-{
-	kprobe_opt_owned[kprobe_opt_nowned++] =
-		(addr - (unsigned long)_stext) << KPROBE_OPT_OWNED_SHIFT | len;
-}
-
-static int kprobe_opt_owned_cmp(const void *a, const void *b)
-{
-	u32 x = *(const u32 *)a, y = *(const u32 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static void kprobe_opt_index_owned(void)
-{
-	unsigned long __maybe_unused addr;
-	size_t max = 0;
-#ifdef CONFIG_JUMP_LABEL
-	struct jump_entry *je;
-#endif
-#ifdef CONFIG_HAVE_STATIC_CALL_INLINE
-	struct static_call_site *sc;
-#endif
-
-	kprobe_opt_owned_tried = true;
-#ifdef CONFIG_JUMP_LABEL
-	max += __stop___jump_table - __start___jump_table;
-#endif
-#ifdef CONFIG_HAVE_STATIC_CALL_INLINE
-	max += __stop_static_call_sites - __start_static_call_sites;
-#endif
-	kprobe_opt_owned = kvmalloc_array(max ?: 1, sizeof(u32), GFP_KERNEL);
-	if (!kprobe_opt_owned)
-		return;
-#ifdef CONFIG_JUMP_LABEL
-	/* The size of a jump label site is decoded from its text. */
-	for (je = __start___jump_table; je < __stop___jump_table; je++) {
-		if (!jump_entry_is_init(je) &&
-		    kprobe_opt_in_index(jump_entry_code(je)))
-			kprobe_opt_own(jump_entry_code(je), jump_entry_size(je));
-	}
-#endif
-#ifdef CONFIG_HAVE_STATIC_CALL_INLINE
-	/* A site is a call, a jmp or a 5-byte nop, as the table's own check */
-	for (sc = __start_static_call_sites; sc < __stop_static_call_sites; sc++) {
-		addr = (unsigned long)&sc->addr + sc->addr;
-		if (kprobe_opt_in_index(addr))
-			kprobe_opt_own(addr, CALL_INSN_SIZE);
-	}
-#endif
-	sort(kprobe_opt_owned, kprobe_opt_nowned, sizeof(u32),
-	     kprobe_opt_owned_cmp, NULL);
-}
-
-/* Does a site of the index overlap [@addr, @addr + @len)? */
-static bool kprobe_opt_owned_overlap(unsigned long addr, unsigned int len)
-{
-	unsigned long off = addr - (unsigned long)_stext, start;
-	unsigned int lo = 0, hi = kprobe_opt_nowned, mid;
-	u32 from = off > MAX_INSN_SIZE ?
-		   (off - MAX_INSN_SIZE) << KPROBE_OPT_OWNED_SHIFT : 0;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (kprobe_opt_owned[mid] < from)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < kprobe_opt_nowned; lo++) {
-		start = kprobe_opt_owned[lo] >> KPROBE_OPT_OWNED_SHIFT;
-		if (start >= off + len)
-			break;
-		if (start + (kprobe_opt_owned[lo] &
-			     GENMASK(KPROBE_OPT_OWNED_SHIFT - 1, 0)) > off)
-			return true;
-	}
-	return false;
-}
-
-/* Text other subsystems patch on their own.  kprobe_mutex held. */
 static bool kprobe_opt_reserved(unsigned long addr, unsigned int len)
 {
 	unsigned long last = addr + len - 1;
 	bool ret;
 
 	jump_label_lock();
-	if (kprobe_opt_in_index(addr) && !kprobe_opt_owned_tried)
-		kprobe_opt_index_owned();
-	if (kprobe_opt_in_index(addr) && kprobe_opt_owned)
-		ret = kprobe_opt_owned_overlap(addr, len);
-	else
-		ret = jump_label_text_reserved((void *)addr, (void *)last) ||
-		      static_call_text_reserved((void *)addr, (void *)last);
+	ret = jump_label_text_reserved((void *)addr, (void *)last) ||
+	      static_call_text_reserved((void *)addr, (void *)last);
 	jump_label_unlock();
 	return ret || kprobe_opt_ftrace_site(addr, last);
 }
-
-#if IS_ENABLED(CONFIG_KPROBES_SANITY_TEST)
-/**
- * kprobe_opt_index_rebuild() - build the index of patched sites again
- *
- * For the KUnit suite, which rebuilds it while a static key flips: the
- * index decodes each jump label site, and must never see one mid-flip.
- * Context: may sleep.
- * Return: how many sites the index holds, or -ENOMEM.
- */
-int kprobe_opt_index_rebuild(void)
-{
-	int ret;
-
-	/* Every reader of the index holds jump_label_lock() too. */
-	jump_label_lock();
-	kvfree(kprobe_opt_owned);
-	kprobe_opt_owned = NULL;
-	kprobe_opt_nowned = 0;
-	kprobe_opt_index_owned();
-	ret = kprobe_opt_owned ? kprobe_opt_nowned : -ENOMEM;
-	jump_label_unlock();
-	return ret;
-}
-EXPORT_SYMBOL_IF_KUNIT(kprobe_opt_index_rebuild);
-#endif
 
 /* Built detours not yet written; see arch_publish_optimized_kprobes(). */
 #define KPROBE_OPT_STAGE_MAX	32
