@@ -86,7 +86,11 @@ emit "info kernel=$(uname -r) cpus=$(nproc) textsyms=$textsyms reps=$REPS loops=
 
 # ---- 1. hit cost -------------------------------------------------------
 # Each kind: target function, optimization on/off, how it is armed.
-kinds="int3:nb:0 boost:b:0 opt:b:1 ftrace:entry:0 kret:entry:0 both:entry:0 event:entry:0"
+# tracepoint: no kprobe at all, the module's own tracepoint event enabled
+# (another event producer, through the same generic reserve and commit).
+kinds="int3:nb:0 boost:b:0 opt:b:1 ftrace:entry:0 kret:entry:0 both:entry:0 event:entry:0 tracepoint:tp:0"
+# Records written to the trace buffer so far: entries kept plus overwritten.
+written() { cat "$T"/per_cpu/cpu*/stats | awk '$1 == "entries:" || $1 == "overrun:" { n += $2 } END { print n + 0 }'; }
 wait_opt() {
 	local deadline=$(( $(date +%s) + $1 ))
 	while [ "$(date +%s)" -lt "$deadline" ]; do
@@ -99,7 +103,7 @@ hit_wait=${KPB_HITOPTWAIT:-10}
 part hit || REPS=0
 for rep in $(seq 1 "$REPS"); do
 	# Unprobed loops are cheap: 10x the calls, for a steadier per-call time.
-	for t in nb b entry; do
+	for t in nb b entry tp; do
 		r=$(ctl loop "$t" $((LOOPS * 10)))
 		st=$(kv steps "$(ctl steps "$t")")
 		emit "base target=$t rep=$rep n=$((LOOPS * 10)) ns=$(kv ns "$r") steps=$st"
@@ -111,6 +115,9 @@ for rep in $(seq 1 "$REPS"); do
 			echo 'p:kpbench/empty kpb_target_entry' > "$T/kprobe_events" &&
 				echo 1 > "$T/events/kpbench/empty/enable" ||
 				{ emit "hit kind=event rep=$rep error=define"; continue; }
+		elif [ "$kind" = tracepoint ]; then
+			echo 1 > "$T/events/kp_bench/kpb_tick/enable" ||
+				{ emit "hit kind=tracepoint rep=$rep error=enable"; continue; }
 		else
 			r=$(ctl arm "$kind")
 			[ "$(kv ret "$r")" = 0 ] || { emit "hit kind=$kind rep=$rep error=arm:$r"; continue; }
@@ -120,10 +127,11 @@ for rep in $(seq 1 "$REPS"); do
 			wait_opt "$hit_wait" || hit_wait=2
 		fi
 		st=$(state)
+		[ "$kind" != tracepoint ] || st=tracepoint
 		# Instructions of one hit, single-stepped: only where no probe
 		# of the kind runs through a breakpoint (see kp_bench.c).
 		steps=
-		if [[ $st =~ ^([kr]\[(FTRACE|OPTIMIZED)\],?)+$ ]]; then
+		if [[ $st =~ ^([kr]\[(FTRACE|OPTIMIZED)\],?)+$ ]] || [ "$st" = tracepoint ]; then
 			steps=$(kv steps "$(ctl steps "$target")")
 			# Where those instructions were, once per boot: the path
 			# to read next to the disassembly.
@@ -131,6 +139,7 @@ for rep in $(seq 1 "$REPS"); do
 				cp /sys/kernel/debug/kp_bench/steplog "/mnt/out/steplog-$kind.txt"
 		fi
 		[ "$kind" != event ] || h0=$(awk '$1 == "empty" { print $2 }' "$T/kprobe_profile")
+		[ "$kind" != tracepoint ] || h0=$(written)
 		r=$(ctl loop "$target" "$LOOPS")
 		hits=$(kv hits "$r"); rhits=$(kv rhits "$r")
 		if [ "$kind" = event ]; then
@@ -138,6 +147,9 @@ for rep in $(seq 1 "$REPS"); do
 			hits=$(( h1 - h0 ))
 			echo 0 > "$T/events/kpbench/empty/enable"
 			echo > "$T/kprobe_events"
+		elif [ "$kind" = tracepoint ]; then
+			echo 0 > "$T/events/kp_bench/kpb_tick/enable"
+			hits=$(( $(written) - h0 ))
 		else
 			ctl disarm > /dev/null
 		fi

@@ -197,6 +197,7 @@ def build_rows(data, run=None):
         ("kret", "kretprobe"),
         ("both", "kprobe + kretprobe, same function"),
         ("event", "empty kprobe_events event, enabled"),
+        ("tracepoint", "not kprobes: a module's tracepoint event, enabled"),
     ]
     for kind, label in hitkinds:
         fn, note, steps = hit(kind)

@@ -14,7 +14,10 @@
  *                   (kprobe on kpb_target_entry+0), kret (kretprobe on
  *                   kpb_target_entry), both (kprobe + kretprobe on it)
  *   disarm          unregister them
- *   loop T N        call target T (nb, b, entry) N times; ns=total time
+ *   loop T N        call target T (nb, b, entry, tp) N times; ns=total time
+ *                   (tp: kpb_target_tp, which fires the module's own
+ *                   tracepoint event kp_bench/kpb_tick: not a kprobe, the
+ *                   cost of another event producer once it is enabled)
  *   steps T         call target T once with the trap flag set and count
  *                   the instructions it took (one #DB each, counted by a
  *                   die notifier); steps=N.  Paths that run in an
@@ -63,6 +66,9 @@
 #include <asm/debugreg.h>
 #include <asm/processor-flags.h>
 
+#define CREATE_TRACE_POINTS
+#include "kp_bench_trace.h"
+
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("kprobes benchmark targets and timing loops");
 
@@ -78,6 +84,13 @@ void kpb_sleep(void);
 noinline __attribute__((noclone)) void kpb_target_entry(void)
 {
 	asm volatile("" ::: "memory");
+}
+
+void kpb_target_tp(void);
+
+noinline __attribute__((noclone)) void kpb_target_tp(void)
+{
+	trace_kpb_tick(kpb_word);
 }
 
 noinline __attribute__((noclone)) void kpb_target_b(void)
@@ -198,7 +211,7 @@ out:
 
 #define KPB_CHUNK 1024
 
-/* Target T of "loop" and "steps": 0 nb, 1 b, 2 entry. */
+/* Target T of "loop" and "steps": 0 nb, 1 b, 2 entry, 3 tp. */
 static int kpb_target_index(const char *t)
 {
 	if (!strcmp(t, "nb"))
@@ -207,6 +220,8 @@ static int kpb_target_index(const char *t)
 		return 1;
 	if (!strcmp(t, "entry"))
 		return 2;
+	if (!strcmp(t, "tp"))
+		return 3;
 	return -EINVAL;
 }
 
@@ -232,6 +247,10 @@ static int kpb_loop(const char *t, u64 n)
 		case 1:
 			for (i = 0; i < m; i++)
 				kpb_target_b();
+			break;
+		case 3:
+			for (i = 0; i < m; i++)
+				kpb_target_tp();
 			break;
 		default:
 			for (i = 0; i < m; i++)
@@ -291,6 +310,9 @@ static noinline void kpb_step_call(int which)
 		break;
 	case 1:
 		kpb_target_b();
+		break;
+	case 3:
+		kpb_target_tp();
 		break;
 	default:
 		kpb_target_entry();
