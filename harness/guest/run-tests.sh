@@ -3,7 +3,8 @@
 # $KP_OUTDIR/results.tsv:  suite <TAB> test <TAB> pass|fail|skip <TAB> detail
 #
 # Suites:
-#   ftrace  upstream's ftracetest cases test.d/kprobe and test.d/dynevent,
+#   ftrace  upstream's ftracetest cases test.d/kprobe and test.d/dynevent
+#           (KP_FTRACE_ALL=1: all of test.d),
 #           run unmodified from the base tree, one invocation per case
 #   guest   our own scripts in guest-tests/*.sh (exit 0 pass, 77 skip)
 # (kunit runs at boot; the host reads its KTAP from the console.)
@@ -38,7 +39,11 @@ run_ftrace() {
 	local ft=$KP_SRC/tools/testing/selftests/ftrace
 	local tc name log counts st detail
 	mkdir -p "$out/ftrace"
-	for tc in "$ft"/test.d/kprobe/*.tc "$ft"/test.d/dynevent/*.tc; do
+	local cases=("$ft"/test.d/kprobe/*.tc "$ft"/test.d/dynevent/*.tc)
+	# KP_FTRACE_ALL=1 on the command line (the ftrace-all row): every
+	# directory, as the series patches the tracing core (patches/).
+	[ "${KP_FTRACE_ALL:-0}" != 1 ] || cases=("$ft"/test.d/*/*.tc)
+	for tc in "${cases[@]}"; do
 		name=$(basename "$(dirname "$tc")")/$(basename "$tc" .tc)
 		wanted ftrace "$name" || continue
 		log=$out/ftrace/${name//\//_}.log
