@@ -277,49 +277,19 @@ static int kprobe_opt_check_extable(unsigned long start, unsigned long end,
 	return 0;
 }
 
-#ifdef CONFIG_JUMP_LABEL
 /*
- * Refuse (-EOPNOTSUPP) if a jump label of the text's table may jump into
- * (@addr, @addr + @len).  The decoder sees the target of a jump label only
- * while its key is on: a nop has none, and the key may turn the nop into a
- * jump into the middle of ours at any time, with no word to us.  So every
- * entry's target is checked, whatever its state.  A module's table is
- * sorted in place by jump_label's notifier while the module is coming;
- * a site on such a module is put off (-EAGAIN) rather than read mid-sort,
- * and tried again once the module is live.
- * kprobe_mutex held, which keeps a module's text and table in place.
+ * Refuse (-EOPNOTSUPP) if a jump label may jump into (@addr, @addr + @len):
+ * while it is a nop the decoder sees no target, and its key may turn it
+ * into a jump at any time, with no word to us.  A site on a module still
+ * coming is put off (-EAGAIN) and tried again once the module is live.
  */
 static int kprobe_opt_check_jump_labels(unsigned long addr, unsigned int len)
 {
-	struct jump_entry *entry = __start___jump_table;
-	struct jump_entry *stop = __stop___jump_table;
-	unsigned long target;
-	struct module *mod;
+	int ret = jump_label_text_entered((void *)addr + 1,
+					  (void *)addr + len - 1);
 
-	if (!core_kernel_text(addr)) {
-		preempt_disable();
-		mod = __module_text_address(addr);
-		preempt_enable();
-		if (!mod)
-			return -EOPNOTSUPP;
-		if (mod->state == MODULE_STATE_COMING)
-			return -EAGAIN;
-		entry = mod->jump_entries;
-		stop = entry + mod->num_jump_entries;
-	}
-	for (; entry < stop; entry++) {
-		target = jump_entry_target(entry);
-		if (target > addr && target < addr + len)
-			return -EOPNOTSUPP;
-	}
-	return 0;
+	return ret > 0 ? -EOPNOTSUPP : ret;
 }
-#else
-static int kprobe_opt_check_jump_labels(unsigned long addr, unsigned int len)
-{
-	return 0;
-}
-#endif
 
 /*
  * Where can an indirect jump land?  A kernel built for IBT compiles every
