@@ -84,7 +84,8 @@ for mode in base ours; do
 		# Up to date: same sources, built after the kernel's last build.
 		if [ "$d/kp_bench.ko" -nt "$KP_OUT/Module.symvers" ] &&
 		   diff -q "$here/module/kp_bench.c" "$d/kp_bench.c" >/dev/null 2>&1 &&
-		   diff -q "$here/module/Makefile" "$d/Makefile" >/dev/null 2>&1; then
+		   diff -q "$here/module/Makefile" "$d/Makefile" >/dev/null 2>&1 &&
+		   diff -q "$here/module/kp_bench_trace.h" "$d/kp_bench_trace.h" >/dev/null 2>&1; then
 			kp_say "kp_bench.ko for $mode up to date"
 		else
 			rm -rf "$d"

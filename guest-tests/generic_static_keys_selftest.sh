@@ -1,10 +1,12 @@
 #!/bin/bash
-# The series patches jump_label_text_reserved() and
-# static_call_text_reserved() (patches/): the static keys subsystem's own
-# selftest, run unmodified from the base tree, must still pass.  Its
-# script exits 0 on a failed second module, so its "ok" line is the
-# observable.  (The static call selftest, STATIC_CALL_SELFTEST, runs at
-# boot: a failure there is a WARN the console scan fails on.)
+# The series patches jump_label.c and static_call_inline.c (patches/): the
+# static keys subsystem's own selftest, run unmodified from the base tree,
+# must still pass.  It exercises keys in modules (not the lookups the
+# patches change, which the KUnit suite kprobes_text_reserved and
+# guest:kprobe_text_reserved_after_boot test).  Its script exits 0 on a
+# failed second module, so its "ok" line is the observable.  (The static
+# call selftest, STATIC_CALL_SELFTEST, runs at boot: a failure there is a
+# WARN the console scan fails on.)
 # shellcheck source=guest-tests/lib.sh
 . "$KP_LIB"
 

@@ -1353,9 +1353,12 @@ static void kprobe_refused_jump_label_site(struct kunit *test)
 {
 	void *label = kpt_site(kpt_asm_optkey, kpt_asm_optkey_sites, 1);
 	void *next = kpt_site(kpt_asm_optkey, kpt_asm_optkey_sites, 2);
-	struct kpt_probe *p = kpt_probe_new(test, label, false);
-	struct kpt_probe *q = kpt_probe_new(test, next, false);
+	struct kpt_probe *p, *q;
 
+	if (!IS_ENABLED(CONFIG_JUMP_LABEL))
+		kunit_skip(test, "no jump labels: the site is a plain nop");
+	p = kpt_probe_new(test, label, false);
+	q = kpt_probe_new(test, next, false);
 	KUNIT_EXPECT_EQ(test, kpt_register(test, &p->kp), -EBUSY);
 	KUNIT_ASSERT_EQ(test, kpt_register(test, &q->kp), 0);
 	KUNIT_EXPECT_EQ(test, kpt_asm_optkey(10), 11UL);
