@@ -7,6 +7,12 @@
 # shellcheck source=guest-tests/lib.sh
 . "$KP_LIB"
 
+# Under QEMU's single-threaded TCG the module's first case never ends,
+# with or without the series' patch to objpool.h (tried 2026-11-27: no
+# output 10 minutes after loading, pristine objpool.h too), and a module
+# stuck in its init spins for good: it runs only when asked for.
+[ "${KP_OBJPOOL_SELFTEST:-0}" = 1 ] ||
+	skip "test_objpool's first case never ends under TCG, patched or not (KP_OBJPOOL_SELFTEST=1 runs it)"
 modprobe -q -n test_objpool || skip "test_objpool is not built (TEST_OBJPOOL)"
 before=$(dmesg | wc -l)
 modprobe test_objpool 2> err.txt && fail "test_objpool stayed loaded"
