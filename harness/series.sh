@@ -15,7 +15,9 @@
 #                    patch to another subsystem, patches/NAME.patch
 #   why: LINE        the step's one line in the cover letter
 #   # ...            comment
-# The rest is the commit message: subject, body, Signed-off-by.
+# The rest is the commit message: subject, body, Signed-off-by.  A step
+# shipping one patches/NAME.patch may leave it out: the patch's own
+# Subject and body are the message.
 # A step may ship an interim version of a file, so that a large change can
 # be split and every step still builds: NN-name.stage/PATH, when present,
 # is taken for PATH instead of the repository's file (PATH must be in the
@@ -56,7 +58,22 @@ shopt -u nullglob
 step_header() { sed -n '1,/^$/p' "$1"; }
 step_files() { step_header "$1" | sed -n 's/^files:[[:space:]]*//p' | tr -s ' \t' '\n\n' | grep -v '^$' || true; }
 step_why() { step_header "$1" | sed -n 's/^why:[[:space:]]*//p' | head -n 1; }
-step_msg() { sed '1,/^$/d' "$1"; }
+# A step whose file has no message after its header takes it from the
+# patch it ships (patches/NAME.patch: its Subject, less "[PATCH] ", and
+# its body up to "---"), so that message is written once.
+step_msg() {
+	local own p
+	own=$(sed '1,/^$/d' "$1")
+	if [ -n "$own" ]; then
+		printf '%s\n' "$own"
+		return
+	fi
+	p=$(step_files "$1")
+	case $p in patches/*.patch) ;; *) return 0 ;; esac
+	sed -n 's/^Subject: \[PATCH\] //p' "$KP_REPO/$p" | head -n 1
+	echo
+	sed -n '/^$/,/^---$/p' "$KP_REPO/$p" | sed '1d;$d'
+}
 
 mapfile -t owned < <(kp_owned)
 patches=()
