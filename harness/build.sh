@@ -17,7 +17,8 @@ fingerprint() {
 		cat "$KP_OUT/.config"
 		if [ "$KP_MODE" = ours ]; then
 			sort "$tree/.kp-placed" | while read -r rel; do
-				sha256sum "$tree/$rel"
+				# A base file we removed is placed as its absence.
+				if [ -e "$tree/$rel" ]; then sha256sum "$tree/$rel"; else echo "removed $rel"; fi
 			done
 			cat "$tree/.kp-patches-applied" 2>/dev/null || true
 		fi

@@ -22,7 +22,7 @@ row() { printf 'matrix\t%s\t%s\t%s\n' "$1" "$2" "$3" >> "$out"; }
 
 dir=$KP_REPO/harness/config/cross
 tree=$(kp_tree)
-ours=$(grep -v -e '^#' -e '^$' "$KP_REPO/harness/owned-files" | sed 's:/$::')
+ours=$(kp_owned | sed 's:/$::; s:^!::')
 hdr() { sed -n "s/^# $1: *//p" "$2" | head -n 1; }
 
 frags=("$dir"/*.config)
@@ -79,7 +79,7 @@ for frag in "${frags[@]}"; do
 		what="vmlinux $*"
 		set --
 	else
-		files="kernel/kprobes.o kernel/trace/trace_kprobe.o lib/test_kprobes.o"
+		files="kernel/kprobes/ kernel/trace/trace_kprobe.o lib/test_kprobes.o"
 		files="$files samples/kprobes/kprobe_example.o samples/kprobes/kretprobe_example.o $*"
 		{ xmake prepare && xmake $files; } > "$o/build.log" 2>&1 || rc=$?
 		what="$(echo "$files" | wc -w) targets"

@@ -44,6 +44,19 @@ install_file() {
 missing=0
 while read -r entry; do
 	case $entry in
+	!*)
+		rel=${entry#!}
+		if [ -e "$KP_REPO/$rel" ]; then
+			kp_say "$rel is both removed ('!' in harness/owned-files) and in the repository"
+			missing=1
+			continue
+		fi
+		echo "$rel" >> "$placed.new"
+		if [ -e "$work/$rel" ]; then
+			rm -f "$work/$rel"
+			kp_say "removed base file $rel (ours: no longer in the tree)"
+		fi
+		;;
 	*/)
 		dir=${entry%/}
 		if [ ! -d "$KP_REPO/$dir" ]; then
@@ -98,6 +111,7 @@ mapfile -t patchfiles < <(kp_patches)
 for pf in "${patchfiles[@]}"; do
 	while read -r rel; do
 		while read -r entry; do
+			entry=${entry#!}
 			case $entry in
 			*/) [ "${rel#"$entry"}" = "$rel" ] || kp_die "${pf#"$KP_REPO"/} changes $rel, in $entry, which we own" ;;
 			*) [ "$rel" != "$entry" ] || kp_die "${pf#"$KP_REPO"/} changes $rel, which we own" ;;

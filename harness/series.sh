@@ -75,7 +75,9 @@ step_msg() {
 	sed -n '/^$/,/^---$/p' "$KP_REPO/$p" | sed '1d;$d'
 }
 
-mapfile -t owned < <(kp_owned)
+mapfile -t owned < <(kp_owned | sed 's/^!//')
+mapfile -t removed < <(kp_owned | sed -n 's/^!//p')
+is_removed() { printf '%s\n' "${removed[@]}" | grep -qxF "$1"; }
 patches=()
 while read -r p; do patches+=("${p#"$KP_REPO"/}"); done < <(kp_patches)
 is_patch() { printf '%s\n' "${patches[@]}" | grep -qxF "$1"; }
@@ -100,7 +102,7 @@ for s in "${steps[@]}"; do
 			done
 		fi
 		[ "$ok" = 1 ] || { kp_say "$name: $p is not ours (not in harness/owned-files)"; bad=1; }
-		if [ ! -e "$KP_REPO/$p" ] && [ ! -e "${s%.msg}.stage/$p" ]; then
+		if [ ! -e "$KP_REPO/$p" ] && [ ! -e "${s%.msg}.stage/$p" ] && ! is_removed "$p"; then
 			kp_say "$name: $p does not exist in the repository"; bad=1
 		fi
 		taken[$p]=$name
@@ -172,6 +174,14 @@ for s in "${steps[@]}"; do
 			paths+=("$d")
 			;;
 		*)
+			if is_removed "$p"; then
+				[ ! -e "${s%.msg}.stage/$p" ] ||
+					kp_die "$(basename "$s"): $p is removed ('!' in harness/owned-files) and cannot be staged"
+				# Staged by git rm itself: not for the add below.
+				git rm -q -- "$p" 2> /dev/null ||
+					kp_die "$(basename "$s"): cannot remove $p (not in the tree: no such base file, or an earlier step removed it)"
+				continue
+			fi
 			mkdir -p "$(dirname "$p")"
 			if [ -f "${s%.msg}.stage/$p" ]; then
 				cp "${s%.msg}.stage/$p" "$p"
@@ -199,6 +209,8 @@ for o in "${owned[@]}"; do
 		while read -r f; do
 			[ -e "$KP_REPO/$d/$f" ] || { kp_say "base file left in our directory: $d/$f"; bad=1; }
 		done < <(git ls-files -- "$d" | sed "s|^$d/||")
+	elif is_removed "$o"; then
+		[ ! -e "$o" ] || { kp_say "should have been removed: $o"; bad=1; }
 	else
 		cmp -s "$KP_REPO/$o" "$o" || { kp_say "differs from the repository: $o"; bad=1; }
 	fi

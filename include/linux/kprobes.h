@@ -2,7 +2,8 @@
 /*
  * Kernel probes: breakpoints placed on kernel instructions that call back
  * into handlers registered at run time.  Documentation/trace/kprobes.rst is
- * the user-facing specification; kernel/kprobes.c describes the design.
+ * the user-facing specification; kernel/kprobes/core.c describes the
+ * design.
  *
  * Who includes this header, and what they rely on, in every configuration
  * (keep all of them building when changing anything here):
@@ -40,7 +41,7 @@
  *  arch/{arm,arm64,...}         every other architecture's own backend: see
  *                               "The architecture contract" in
  *                               Documentation/trace/kprobes.rst for what
- *                               each one takes from here and kernel/kprobes.c
+ *                               each one takes from here and kernel/kprobes/
  */
 #ifndef _LINUX_KPROBES_H
 #define _LINUX_KPROBES_H
@@ -345,38 +346,18 @@ static inline void reset_current_kprobe(void)
 void kprobe_busy_begin(void);
 void kprobe_busy_end(void);
 
+#if IS_BUILTIN(CONFIG_KPROBES_SANITY_TEST)
+void kprobes_test_set_ready(bool ready);
+#endif
+
 /*
- * The table of live sites, hashed by address.  Only kernel/kprobes.c
- * changes it; it is here for kprobe_site_at(), which built-in arch code
- * may use (the table is not exported to modules).
+ * The table of live sites, hashed by address.  Only kernel/kprobes/
+ * changes it; it is declared here for kprobe_site_at() alone, which
+ * built-in arch code may use (the table is not exported to modules).
  */
 #define KPROBE_TABLE_BITS	10
 #define KPROBE_TABLE_SIZE	BIT(KPROBE_TABLE_BITS)
 extern struct hlist_head kprobe_table[KPROBE_TABLE_SIZE];
-
-static __always_inline struct hlist_head *kprobe_bucket(const void *addr)
-{
-	return &kprobe_table[hash_ptr(addr, KPROBE_TABLE_BITS)];
-}
-
-/*
- * The one walk of a bucket.  @cond: what besides an RCU read side makes
- * the walk safe (get_kprobe() passes kprobe_mutex); only lockdep reads it.
- */
-#define __kprobe_site_at(where, cond)					\
-({									\
-	void *__addr = (where);						\
-	struct kprobe *__site, *__found = NULL;				\
-									\
-	hlist_for_each_entry_rcu(__site, kprobe_bucket(__addr),		\
-				 hlist, cond) {				\
-		if (__site->addr == __addr && !kprobe_gone(__site)) {	\
-			__found = __site;				\
-			break;						\
-		}							\
-	}								\
-	__found;							\
-})
 
 /**
  * kprobe_site_at() - get_kprobe(), inlined into a hit path
@@ -392,7 +373,14 @@ static __always_inline struct hlist_head *kprobe_bucket(const void *addr)
  */
 static __always_inline struct kprobe *kprobe_site_at(void *addr)
 {
-	return __kprobe_site_at(addr, false);
+	struct hlist_head *bucket = &kprobe_table[hash_ptr(addr, KPROBE_TABLE_BITS)];
+	struct kprobe *site;
+
+	hlist_for_each_entry_rcu(site, bucket, hlist) {
+		if (site->addr == addr && !kprobe_gone(site))
+			return site;
+	}
+	return NULL;
 }
 
 int register_kprobe(struct kprobe *p);

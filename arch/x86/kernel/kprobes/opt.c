@@ -3,7 +3,7 @@
  * x86-64 jump optimization for kprobes (CONFIG_OPTPROBES).
  *
  * A breakpoint probe costs a trap per hit.  For a site without a
- * post_handler, the optimizer in kernel/kprobes.c asks us to replace the
+ * post_handler, the optimizer in kernel/kprobes/ asks us to replace the
  * int3 and the following bytes by a 5-byte jmp into a detour buffer of
  * KPROBE_OPTINSN_SLOT_SIZE bytes:
  *
