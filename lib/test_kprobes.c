@@ -797,6 +797,13 @@ asm(KPT_ASM_BEGIN(kpt_asm_opt)
 	KPT_SITE(kpt_asm_opt) "leaq 3(%rax), %rax\n\t"
 	KPT_SITE(kpt_asm_opt) KPT_RET
 	KPT_ASM_END(kpt_asm_opt)
+/* kpt_asm_early: x + 0x14, the same shape for the probe of an early initcall. */
+	KPT_ASM_BEGIN(kpt_asm_early)
+	KPT_SITE(kpt_asm_early) "movq %rdi, %rax\n\t"
+	KPT_SITE(kpt_asm_early) "addq $0x11, %rax\n\t"
+	KPT_SITE(kpt_asm_early) "leaq 3(%rax), %rax\n\t"
+	KPT_SITE(kpt_asm_early) KPT_RET
+	KPT_ASM_END(kpt_asm_early)
 
 	/*
 	 * x + 1: a probe on site 2 would cover the add and the incl, and the
@@ -1065,6 +1072,8 @@ KPT_ASM_FUNC(kpt_asm_gp, void);
 KPT_ASM_SITES(kpt_asm_gp);
 KPT_ASM_FUNC(kpt_asm_opt, unsigned long x);
 KPT_ASM_SITES(kpt_asm_opt);
+KPT_ASM_FUNC(kpt_asm_early, unsigned long x);
+KPT_ASM_SITES(kpt_asm_early);
 KPT_ASM_FUNC(kpt_asm_optjt, unsigned long x);
 KPT_ASM_SITES(kpt_asm_optjt);
 KPT_ASM_FUNC(kpt_asm_optex, const unsigned long *p);
@@ -1135,6 +1144,67 @@ static void kprobe_register_by_symbol(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p->pre_hits, 2U);
 	KUNIT_EXPECT_EQ(test, p->kp.nmissed, 0UL);
 }
+
+#if KPT_BUILTIN
+/*
+ * Audit row A17: a registration before init_kprobes() has built the
+ * blacklist is put off (-EAGAIN), not let through unchecked, and leaves
+ * nothing behind.
+ */
+static void kprobe_register_before_init(struct kunit *test)
+{
+	struct kpt_probe *p = kpt_probe_new(test, NULL, false);
+	int ret;
+
+	p->kp.symbol_name = "kpt_target_add";
+	kprobes_test_set_ready(false);
+	ret = register_kprobe(&p->kp);
+	kprobes_test_set_ready(true);
+	KUNIT_EXPECT_EQ(test, ret, -EAGAIN);
+	KUNIT_EXPECT_EQ(test, kpt_target_add(2, 3), 5UL);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 0U);
+
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &p->kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_target_add(2, 3), 5UL);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 1U);
+}
+
+/*
+ * Audit row D7: fprobe and kretprobe returns mark their CPU busy with
+ * kprobe_busy_begin() while they run a handler; a probe hit meanwhile
+ * only counts as missed, and the probe fires again after
+ * kprobe_busy_end().
+ */
+static void kprobe_busy_section_misses(struct kunit *test)
+{
+	struct kpt_probe *p = kpt_probe_new(test, NULL, false);
+	struct kprobe *running;
+	unsigned long ret;
+	int status;
+
+	p->kp.symbol_name = "kpt_target_add";
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &p->kp), 0);
+
+	kprobe_busy_begin();
+	running = kprobe_running();
+	status = get_kprobe_ctlblk()->kprobe_status;
+	ret = kpt_target_add(2, 3);
+	kprobe_busy_end();
+
+	KUNIT_EXPECT_NOT_NULL(test, running);
+	KUNIT_EXPECT_EQ(test, status, KPROBE_HIT_ACTIVE);
+	KUNIT_EXPECT_EQ(test, ret, 5UL);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 0U);
+	KUNIT_EXPECT_EQ(test, p->kp.nmissed, 1UL);
+	preempt_disable();
+	running = kprobe_running();
+	preempt_enable();
+	KUNIT_EXPECT_NULL(test, running);
+
+	KUNIT_EXPECT_EQ(test, kpt_target_add(2, 3), 5UL);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 1U);
+}
+#endif
 
 static void kprobe_register_by_addr(struct kunit *test)
 {
@@ -3470,6 +3540,39 @@ static void kprobe_slot_chunks(struct kunit *test)
 #define KPT_OPT_INNER_SITE	2
 #define KPT_OPTJT_SITE		2
 
+/*
+ * Audit row A39: a probe registered by an early initcall, right after
+ * init_kprobes(), with the optimizer free to run from then on (upstream
+ * holds optimization back until subsys_initcall);
+ * kprobe_opt_early_boot() checks what came of it.  The probe is the
+ * suite's only from boot to that case, which unregisters it: a later run
+ * of the suite skips the case.
+ */
+static struct kprobe kpt_early_kp;
+static atomic_t kpt_early_hits;
+static int kpt_early_err = -ENODATA;
+static unsigned long kpt_early_ret;
+static bool kpt_early_done;
+
+static int kpt_early_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	atomic_inc(&kpt_early_hits);
+	return 0;
+}
+
+static int __init kpt_early_register(void)
+{
+	if (!kunit_enabled())
+		return 0;
+	kpt_early_kp.addr = kpt_site(kpt_asm_early, kpt_asm_early_sites, 1);
+	kpt_early_kp.pre_handler = kpt_early_pre;
+	kpt_early_err = register_kprobe(&kpt_early_kp);
+	if (!kpt_early_err)
+		kpt_early_ret = kpt_asm_early(1);
+	return 0;
+}
+early_initcall(kpt_early_register);
+
 /* kpt_asm_opt(x) == x + 0x11 + 0x1000 + 3 */
 #define KPT_OPT_RESULT(x)	((x) + 0x1014UL)
 
@@ -3639,6 +3742,28 @@ static unsigned int kpt_trace_in_detours(const unsigned long *trace,
 	return n;
 }
 #endif
+
+static void kprobe_opt_early_boot(struct kunit *test)
+{
+	int ret;
+
+	if (kpt_early_done)
+		kunit_skip(test, "the boot's probe is gone since the first run");
+	kpt_early_done = true;
+	KUNIT_ASSERT_EQ(test, kpt_early_err, 0);
+	ret = kunit_add_action_or_reset(test, kpt_unregister_kprobe_action,
+					&kpt_early_kp);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	/* Hit once as a breakpoint, in the initcall. */
+	KUNIT_EXPECT_EQ(test, kpt_early_ret, 1UL + 0x14);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_early_hits), 1);
+	kpt_opt_set(test, 1);
+	KUNIT_ASSERT_TRUE_MSG(test, kpt_wait_optimized(&kpt_early_kp),
+			      "%pS not optimized", kpt_early_kp.addr);
+	KUNIT_EXPECT_EQ(test, kpt_asm_early(5), 5UL + 0x14);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_early_hits), 2);
+	KUNIT_EXPECT_EQ(test, kpt_early_kp.nmissed, 0UL);
+}
 
 static void kprobe_opt_basic(struct kunit *test)
 {
@@ -5103,6 +5228,10 @@ static struct kunit_case kprobes_test_cases[] = {
 	/* 1. registration */
 	KUNIT_CASE(kprobe_register_by_symbol),
 	KUNIT_CASE(kprobe_register_by_addr),
+#if KPT_BUILTIN
+	KUNIT_CASE(kprobe_register_before_init),
+	KUNIT_CASE(kprobe_busy_section_misses),
+#endif
 	KUNIT_CASE(kprobe_unknown_symbol),
 	KUNIT_CASE(kprobe_mod_sym_absent_module),
 	KUNIT_CASE(kprobe_mod_sym),
@@ -5194,6 +5323,7 @@ static struct kunit_case kprobes_test_cases[] = {
 #endif
 	/* 6. jump optimization */
 #if KPT_OPT_TESTS
+	KUNIT_CASE(kprobe_opt_early_boot),
 	KUNIT_CASE(kprobe_opt_basic),
 	KUNIT_CASE(kprobe_opt_redirect_ignored),
 	KUNIT_CASE(kprobe_opt_post_handler_joins),

@@ -15,7 +15,7 @@
  *    waits and the instruction has no exception-table entry.  Interrupts
  *    stay as they were, so a task can be preempted inside the slot: slots
  *    are recycled only after a tasks-RCU grace period (see
- *    kernel/kprobes.c).
+ *    kernel/kprobes/slots.c).
  *  - stepped: the CPU returns with interrupts off into the first copy, with
  *    the probe still this CPU's running one, so that a fault of the copy
  *    is seen as the original instruction's.  On 64-bit the copy is
@@ -56,6 +56,7 @@
 
 #include <linux/kprobes.h>
 #include <linux/kallsyms.h>
+#include <linux/kgdb.h>
 #include <linux/cfi.h>
 #include <linux/extable.h>
 #include <linux/memory.h>
@@ -161,6 +162,20 @@ int kprobe_decode_at(struct insn *insn, u8 *buf, unsigned long addr)
 	return 0;
 }
 
+/*
+ * An int3 that is not ours reads as a one-byte instruction, as the
+ * compiler's padding after a ret is one; but a kgdb breakpoint hides the
+ * first byte of a longer instruction, and a walk would go astray behind it.
+ */
+static bool kprobe_kgdb_breakpoint(const u8 *buf, unsigned long addr)
+{
+#ifdef CONFIG_KGDB
+	return buf[0] == INT3_INSN_OPCODE && kgdb_has_hit_break(addr);
+#else
+	return false;
+#endif
+}
+
 /* Is @addr where an instruction of its function starts? */
 static int kprobe_check_boundary(unsigned long addr)
 {
@@ -176,6 +191,8 @@ static int kprobe_check_boundary(unsigned long addr)
 		ret = kprobe_decode_at(&insn, buf, pos);
 		if (ret)
 			return ret == -EFAULT ? -EINVAL : ret;
+		if (kprobe_kgdb_breakpoint(buf, pos))
+			return -EILSEQ;
 	}
 	return pos == addr ? 0 : -EILSEQ;
 }
