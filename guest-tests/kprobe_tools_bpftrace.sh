@@ -42,6 +42,9 @@ grep -Ec ' (vfs_|__x64_sys_)' $D/list > attached
 /usr/bin/dd if=/dev/zero of=/dev/null bs=1 count=1000 2> /dev/null
 date +%s%N > t2
 INNER
+# Each probe costs bpftrace a perf event and a program, two descriptors:
+# 519 of them pass the usual limit of 1,024 open files.
+ulimit -n 4096 2> /dev/null || ulimit -n "$(ulimit -Hn)"
 t0=$(now)
 BPFTRACE_MAX_PROBES=2000 BPFTRACE_MAX_BPF_PROGS=2000 timeout 900 bpftrace -e 'kprobe:vfs_*, kprobe:__x64_sys_* /comm == "dd"/ { @[probe] = count(); }' \
 	-c "/bin/sh $PWD/inner.sh" > wild.out 2>&1 || { tail -n 20 wild.out; fail "bpftrace kprobe:vfs_* failed"; }
