@@ -108,8 +108,12 @@ kretprobe_take_reserve(struct kretprobe *rp, unsigned int nr)
 
 NOKPROBE_SYMBOL(kretprobe_take_reserve);
 
-static notrace struct kretprobe_instance *
-kretprobe_find_spare(struct kretprobe *rp, void *tried)
+/*
+ * An entry found the newest pool (@tried) empty: a spare instance, or NULL,
+ * counted as a missed call, when there is none.
+ */
+notrace struct kretprobe_instance *
+kretprobe_take_spare(struct kretprobe *rp, void *tried)
 {
 	struct kretprobe_spares *s = rp->spares;
 	struct kretprobe_instance *ri = NULL;
@@ -139,20 +143,6 @@ kretprobe_find_spare(struct kretprobe *rp, void *tried)
 	/* Without irq_work (!SMP, !PRINTK) the supply stays as registered. */
 	if (IS_ENABLED(CONFIG_IRQ_WORK) && !READ_ONCE(s->full))
 		irq_work_queue(&s->kick);
-	return ri;
-}
-
-NOKPROBE_SYMBOL(kretprobe_find_spare);
-
-/*
- * An entry found the newest pool (@tried) empty: a spare instance, or NULL,
- * counted as a missed call, when there is none.
- */
-notrace struct kretprobe_instance *
-kretprobe_take_spare(struct kretprobe *rp, void *tried)
-{
-	struct kretprobe_instance *ri = kretprobe_find_spare(rp, tried);
-
 	if (unlikely(!ri)) {
 		/* Racing CPUs may lose an increment: a statistic. */
 		data_race(rp->nmissed_no_instance++);
