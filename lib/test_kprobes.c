@@ -50,6 +50,7 @@
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/ftrace.h>
+#include <linux/hw_breakpoint.h>
 #include <linux/jump_label.h>
 #include <linux/kallsyms.h>
 #include <linux/kcsan-checks.h>
@@ -660,6 +661,18 @@ asm(KPT_ASM_BEGIN(kpt_asm_loop)
 	_ASM_EXTABLE_TYPE(1b, 2b, EX_TYPE_EFAULT_REG)
 	KPT_ASM_END(kpt_asm_load)
 
+	/*
+	 * *p = x, returning x + 1.  The store has an exception-table entry
+	 * (never used) so that a probe on it is stepped even when hit from a
+	 * handler, which a boostable instruction would not be.
+	 */
+	KPT_ASM_BEGIN(kpt_asm_store)
+	KPT_SITE(kpt_asm_store) "1: movq %rsi, (%rdi)\n\t"
+	KPT_SITE(kpt_asm_store) "2: leaq 1(%rsi), %rax\n\t"
+	KPT_SITE(kpt_asm_store) KPT_RET
+	_ASM_EXTABLE_TYPE(1b, 2b, EX_TYPE_DEFAULT)
+	KPT_ASM_END(kpt_asm_store)
+
 	/* Loads from a non-canonical address: #GP, no fixup. */
 	KPT_ASM_BEGIN(kpt_asm_gp)
 	KPT_SITE(kpt_asm_gp) "movabsq $0xdead000000000000, %rax\n\t"
@@ -1068,6 +1081,8 @@ KPT_ASM_FUNC(kpt_asm_regs, unsigned long x);
 KPT_ASM_SITES(kpt_asm_regs);
 KPT_ASM_FUNC(kpt_asm_load, const unsigned long *p);
 KPT_ASM_SITES(kpt_asm_load);
+KPT_ASM_FUNC(kpt_asm_store, unsigned long *p, unsigned long x);
+KPT_ASM_SITES(kpt_asm_store);
 KPT_ASM_FUNC(kpt_asm_gp, void);
 KPT_ASM_SITES(kpt_asm_gp);
 KPT_ASM_FUNC(kpt_asm_opt, unsigned long x);
@@ -1940,6 +1955,163 @@ static void kprobe_nmissed_self(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p->call_result, 41UL * 7 + 3);
 	KUNIT_EXPECT_EQ(test, p->kp.nmissed, 1UL);
 }
+
+#if defined(CONFIG_X86_64) && KPT_BUILTIN
+/*
+ * A data breakpoint's #DB is NMI-like: it comes whatever the CPU is doing,
+ * interrupts off or not, and the code it runs may hit probes.  It lands
+ * here while a handler runs, while a probed instruction's copy is being
+ * stepped, and while the copy of a probe hit from a handler is (upstream
+ * keeps one saved level and BUG()s on a hit there).  Each level needs a
+ * step record of its own, and the probe hit from the #DB takes the next.
+ */
+enum kpt_db_where { KPT_DB_HANDLER, KPT_DB_STEP, KPT_DB_NESTED_STEP };
+
+static const enum kpt_db_where kpt_db_wheres[] = {
+	KPT_DB_HANDLER, KPT_DB_STEP, KPT_DB_NESTED_STEP,
+};
+
+static void kpt_db_desc(const enum kpt_db_where *where, char *desc)
+{
+	static const char *const names[] = {
+		[KPT_DB_HANDLER] = "in a pre_handler",
+		[KPT_DB_STEP] = "in a stepped copy",
+		[KPT_DB_NESTED_STEP] = "in the copy of a probe hit from a handler",
+	};
+
+	strscpy(desc, names[*where], KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(kpt_db, kpt_db_wheres, kpt_db_desc);
+
+/* The watched word, and what the breakpoint's handler saw. */
+static unsigned long kpt_db_word __aligned(8);
+
+static struct {
+	unsigned int hits;
+	unsigned int depth;
+	unsigned int depth_after;
+	struct kprobe *running;
+	struct kprobe *recorded;
+	unsigned long ip;
+	unsigned long loaded;
+} kpt_db_seen;
+
+static void kpt_db_hit(struct perf_event *bp, struct perf_sample_data *data,
+		       struct pt_regs *regs)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	unsigned int depth = kcb->depth;
+
+	kpt_db_seen.hits++;
+	kpt_db_seen.depth = depth;
+	kpt_db_seen.running = kprobe_running();
+	kpt_db_seen.ip = regs->ip;
+	/* The entry a probe hit now would take; it keeps its p once popped. */
+	if (depth < KPROBE_STEP_DEPTH)
+		kcb->step[depth].p = NULL;
+	kpt_db_seen.loaded = kpt_asm_load(&kpt_data_word);
+	if (depth < KPROBE_STEP_DEPTH)
+		kpt_db_seen.recorded = kcb->step[depth].p;
+	kpt_db_seen.depth_after = kcb->depth;
+}
+
+static void kpt_db_unregister(void *bp)
+{
+	unregister_wide_hw_breakpoint(bp);
+}
+
+static unsigned long kpt_db_write(unsigned long x)
+{
+	return kpt_asm_store(&kpt_db_word, x);
+}
+
+static void kprobe_hit_from_debug_trap(struct kunit *test)
+{
+	enum kpt_db_where where = *(const enum kpt_db_where *)test->param_value;
+	void *store = kpt_site(kpt_asm_store, kpt_asm_store_sites, 0);
+	void *after = kpt_site(kpt_asm_store, kpt_asm_store_sites, 1);
+	void *load = kpt_site(kpt_asm_load, kpt_asm_load_sites, 0);
+	struct kpt_probe *in_db = kpt_probe_new(test, load, false);
+	struct kpt_probe *outer, *stepper = NULL;
+	struct perf_event * __percpu *bp;
+	struct perf_event_attr attr;
+	unsigned int depth;
+
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &in_db->kp), 0);
+	if (where == KPT_DB_STEP) {
+		outer = kpt_probe_new(test, store, true);
+		stepper = outer;
+	} else {
+		outer = kpt_probe_new(test, kpt_target_outer, true);
+		outer->call_in_pre = kpt_db_write;
+	}
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &outer->kp), 0);
+	if (where == KPT_DB_NESTED_STEP) {
+		stepper = kpt_probe_new(test, store, true);
+		KUNIT_ASSERT_EQ(test, kpt_register(test, &stepper->kp), 0);
+	}
+
+	hw_breakpoint_init(&attr);
+	attr.bp_addr = (unsigned long)&kpt_db_word;
+	attr.bp_len = HW_BREAKPOINT_LEN_8;
+	attr.bp_type = HW_BREAKPOINT_W;
+	bp = register_wide_hw_breakpoint(&attr, kpt_db_hit, NULL);
+	if (IS_ERR_OR_NULL((void __force *)bp))
+		kunit_skip(test, "no data breakpoint (%ld)",
+			   PTR_ERR((void __force *)bp));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kpt_db_unregister,
+							 (void __force *)bp), 0);
+
+	memset(&kpt_db_seen, 0, sizeof(kpt_db_seen));
+	if (where == KPT_DB_STEP) {
+		KUNIT_EXPECT_EQ(test, kpt_db_write(0x77), 0x78UL);
+		KUNIT_EXPECT_EQ(test, kpt_db_word, 0x77UL);
+	} else {
+		KUNIT_EXPECT_EQ(test, kpt_target_outer(1), 1UL ^ 0x5a);
+		KUNIT_EXPECT_EQ(test, outer->call_result, 42UL);
+		KUNIT_EXPECT_EQ(test, kpt_db_word, 41UL);
+	}
+
+	/* The trap came where the case says, and the probe in it worked. */
+	KUNIT_ASSERT_EQ(test, kpt_db_seen.hits, 1U);
+	KUNIT_EXPECT_PTR_EQ(test, kpt_db_seen.running, &outer->kp);
+	if (stepper) {
+		struct arch_specific_insn *ai = &stepper->kp.ainsn;
+
+		KUNIT_EXPECT_EQ(test, kpt_db_seen.depth, 1U);
+		KUNIT_EXPECT_EQ(test, kpt_db_seen.ip,
+				(unsigned long)ai->slot + ai->len);
+	} else {
+		KUNIT_EXPECT_EQ(test, kpt_db_seen.depth, 0U);
+		KUNIT_EXPECT_PTR_EQ(test, (void *)kpt_db_seen.ip, after);
+	}
+	KUNIT_EXPECT_EQ(test, kpt_db_seen.loaded, kpt_data_word);
+	KUNIT_EXPECT_PTR_EQ(test, kpt_db_seen.recorded, &in_db->kp);
+	KUNIT_EXPECT_EQ(test, kpt_db_seen.depth_after, kpt_db_seen.depth);
+	KUNIT_EXPECT_EQ(test, in_db->kp.nmissed, 1UL);
+	KUNIT_EXPECT_EQ(test, in_db->pre_hits, 0U);
+
+	/* The probes outside it ran their handlers, or were missed, as usual. */
+	KUNIT_EXPECT_EQ(test, outer->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, outer->post_hits, 1U);
+	KUNIT_EXPECT_EQ(test, outer->kp.nmissed, 0UL);
+	if (where == KPT_DB_STEP)
+		KUNIT_EXPECT_PTR_EQ(test, (void *)outer->post_ip, after);
+	if (where == KPT_DB_NESTED_STEP) {
+		KUNIT_EXPECT_EQ(test, stepper->kp.nmissed, 1UL);
+		KUNIT_EXPECT_EQ(test, stepper->pre_hits, 0U);
+	}
+
+	/* Every record is free again, and the probe works outside the trap. */
+	preempt_disable();
+	depth = get_kprobe_ctlblk()->depth;
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, depth, 0U);
+	KUNIT_EXPECT_EQ(test, kpt_asm_load(&kpt_data_word), kpt_data_word);
+	KUNIT_EXPECT_EQ(test, in_db->pre_hits, 1U);
+}
+#endif
 
 /* ---------------------------------------------------------------------- */
 /* 3. Several probes on one address, batches, concurrency                 */
@@ -5271,6 +5443,9 @@ static struct kunit_case kprobes_test_cases[] = {
 #endif
 	KUNIT_CASE(kprobe_nmissed_nested),
 	KUNIT_CASE(kprobe_nmissed_self),
+#if defined(CONFIG_X86_64) && KPT_BUILTIN
+	KUNIT_CASE_PARAM(kprobe_hit_from_debug_trap, kpt_db_gen_params),
+#endif
 	/* 3. several probes, batches, concurrency */
 	KUNIT_CASE(kprobe_aggregate_all_handlers),
 	KUNIT_CASE(kprobe_aggregate_disable_one),
