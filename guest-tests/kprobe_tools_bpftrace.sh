@@ -69,7 +69,7 @@ cat > calls.sh <<INNER
 for n in 1 2 2 7 -3; do echo \$n > $call; done
 /usr/bin/dd if=/dev/zero of=/dev/null bs=1 count=300 2> /dev/null
 INNER
-timeout 600 bpftrace -e 'kprobe:kp_tool_target { @arg[arg0] = count(); }
+timeout 600 bpftrace -e 'kprobe:kp_tool_target { @arg[arg0] = count(); @fn[func] = count(); }
 	kretprobe:kp_tool_target { @ret[retval] = count(); }
 	kprobe:vfs_read /comm == "dd"/ { @len[arg2] = count(); }' \
 	-c "/bin/sh $PWD/calls.sh" > args.out 2>&1 || { tail -n 20 args.out; fail "bpftrace on kp_tool_target failed"; }
@@ -80,6 +80,9 @@ done
 for kv in 3:1 5:2 15:1 -5:1; do
 	[ "$(val args.out ret "${kv%:*}")" = "${kv#*:}" ] || fail "@ret[${kv%:*}] is '$(val args.out ret "${kv%:*}")', expected ${kv#*:}"
 done
+# func is bpf_get_func_ip(): 0, printed as such, unless the probe says
+# it sits on the function's entry.
+[ "$(val args.out fn kp_tool_target)" = 5 ] || fail "@fn[kp_tool_target] (bpf_get_func_ip) is '$(val args.out fn kp_tool_target)', expected 5: $(grep '^@fn' args.out)"
 [ "$(val args.out len 1)" = 300 ] || fail "@len[1] (vfs_read's count for dd bs=1) is '$(val args.out len 1)', expected 300"
 left "kprobe/kretprobe:kp_tool_target"
 
@@ -95,4 +98,4 @@ lost=$(sed -n 's/.*Lost \([0-9]*\) events.*/\1/p' print.out | awk '{ s += $1 } E
 [ $((lines + lost)) = 500 ] || fail "printf: $lines lines + $lost reported lost, expected 500 calls"
 [ "$(grep -c '^kpt 499$' print.out)" -le 1 ] || fail "printf: a line printed twice"
 left "printf"
-pass "$ver: kprobe:vfs_*,kprobe:__x64_sys_* $n probes (attach $attach_ms ms, detach $detach_ms ms), counts match dd's 1000 reads/writes/read(2)s; arg0/retval of kp_tool_target exact, vfs_read arg2 300x1; printf $lines lines + $lost lost = 500"
+pass "$ver: kprobe:vfs_*,kprobe:__x64_sys_* $n probes (attach $attach_ms ms, detach $detach_ms ms), counts match dd's 1000 reads/writes/read(2)s; arg0/retval/func of kp_tool_target exact, vfs_read arg2 300x1; printf $lines lines + $lost lost = 500"
