@@ -79,7 +79,7 @@ for frag in "${frags[@]}"; do
 		what="vmlinux $*"
 		set --
 	else
-		files="kernel/kprobes/ kernel/trace/trace_kprobe.o lib/test_kprobes.o"
+		files="kernel/kprobes/ kernel/trace/trace_kprobe.o lib/test_kprobes/"
 		files="$files samples/kprobes/kprobe_example.o samples/kprobes/kretprobe_example.o $*"
 		{ xmake prepare && xmake $files; } > "$o/build.log" 2>&1 || rc=$?
 		what="$(echo "$files" | wc -w) targets"

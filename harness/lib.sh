@@ -144,7 +144,7 @@ kp_patch_paths() {
 # debug.sh, KCSAN's in kcsan.sh).
 kp_our_functions() {
 	local o f
-	for o in kernel/kprobes.o kernel/kprobes/*.o kernel/trace/trace_kprobe.o lib/test_kprobes.o \
+	for o in kernel/kprobes.o kernel/kprobes/*.o kernel/trace/trace_kprobe.o lib/test_kprobes/*.o \
 		arch/x86/kernel/kprobes/*.o samples/kprobes/*.o; do
 		# shellcheck disable=SC2086 # the glob is expanded in the build
 		for f in $1/$o; do
