@@ -175,21 +175,63 @@ static void kprobe_register_by_addr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p->post_hits, 1U);
 }
 
-static void kprobe_unknown_symbol(struct kunit *test)
-{
-	struct kpt_probe *p = kpt_probe_new(test, NULL, false);
+/*
+ * Registrations refused for what the struct kprobe asks for, before any
+ * text is looked at.  Those that name an existing function, as part of
+ * what they ask, must also leave no trace on it: kpt_expect_refused().
+ */
+struct kpt_refusal {
+	const char *name;
+	const char *symbol_name;
+	bool with_addr;		/* kp.addr = kpt_target_add */
+	int err;
+	bool then_call;		/* kpt_expect_refused() */
+};
 
-	p->kp.symbol_name = "kpt_no_such_function_anywhere";
-	KUNIT_EXPECT_EQ(test, kpt_register(test, &p->kp), -ENOENT);
+static const struct kpt_refusal kpt_refusals[] = {
+	{
+		.name = "unknown_symbol",
+		.symbol_name = "kpt_no_such_function_anywhere",
+		.err = -ENOENT,
+	},
+	{
+		/* The symbol exists, but not in a module of that name. */
+		.name = "mod_sym_absent_module",
+		.symbol_name = "kpt_no_such_module:kpt_target_add",
+		.err = -ENOENT,
+		.then_call = true,
+	},
+	{
+		.name = "symbol_and_addr",
+		.symbol_name = "kpt_target_add",
+		.with_addr = true,
+		.err = -EINVAL,
+		.then_call = true,
+	},
+	{
+		.name = "no_symbol_no_addr",
+		.err = -EINVAL,
+	},
+};
+
+static void kpt_refusal_desc(const struct kpt_refusal *r, char *desc)
+{
+	strscpy(desc, r->name, KUNIT_PARAM_DESC_SIZE);
 }
 
-static void kprobe_mod_sym_absent_module(struct kunit *test)
-{
-	struct kpt_probe *p = kpt_probe_new(test, NULL, false);
+KUNIT_ARRAY_PARAM(kpt_refusal, kpt_refusals, kpt_refusal_desc);
 
-	/* The symbol exists, but not in a module of that name. */
-	p->kp.symbol_name = "kpt_no_such_module:kpt_target_add";
-	kpt_expect_refused(test, p, -ENOENT);
+static void kprobe_register_refused(struct kunit *test)
+{
+	const struct kpt_refusal *r = test->param_value;
+	struct kpt_probe *p;
+
+	p = kpt_probe_new(test, r->with_addr ? kpt_target_add : NULL, false);
+	p->kp.symbol_name = r->symbol_name;
+	if (r->then_call)
+		kpt_expect_refused(test, p, r->err);
+	else
+		KUNIT_EXPECT_EQ(test, kpt_register(test, &p->kp), r->err);
 }
 
 static void kprobe_mod_sym(struct kunit *test)
@@ -205,21 +247,6 @@ static void kprobe_mod_sym(struct kunit *test)
 			kpt_entry_addr(kpt_target_add));
 	KUNIT_EXPECT_EQ(test, kpt_target_add(1, 2), 3UL);
 	KUNIT_EXPECT_EQ(test, p->pre_hits, 1U);
-}
-
-static void kprobe_symbol_and_addr(struct kunit *test)
-{
-	struct kpt_probe *p = kpt_probe_new(test, kpt_target_add, false);
-
-	p->kp.symbol_name = "kpt_target_add";
-	kpt_expect_refused(test, p, -EINVAL);
-}
-
-static void kprobe_no_symbol_no_addr(struct kunit *test)
-{
-	struct kpt_probe *p = kpt_probe_new(test, NULL, false);
-
-	KUNIT_EXPECT_EQ(test, kpt_register(test, &p->kp), -EINVAL);
 }
 
 static void kprobe_not_text(struct kunit *test)
@@ -1607,11 +1634,8 @@ static struct kunit_case kprobes_cases[] = {
 	KUNIT_CASE(kprobe_register_before_init),
 	KUNIT_CASE(kprobe_busy_section_misses),
 #endif
-	KUNIT_CASE(kprobe_unknown_symbol),
-	KUNIT_CASE(kprobe_mod_sym_absent_module),
+	KUNIT_CASE_PARAM(kprobe_register_refused, kpt_refusal_gen_params),
 	KUNIT_CASE(kprobe_mod_sym),
-	KUNIT_CASE(kprobe_symbol_and_addr),
-	KUNIT_CASE(kprobe_no_symbol_no_addr),
 	KUNIT_CASE(kprobe_not_text),
 	KUNIT_CASE(kprobe_blacklist_local),
 #ifdef CONFIG_X86_64
