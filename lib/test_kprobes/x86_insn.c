@@ -80,28 +80,10 @@ static void kpt_run_riprel(struct kunit *test, void *arg)
 	KUNIT_EXPECT_EQ(test, kpt_asm_riprel(0x10000), 0x11231UL);
 }
 
-static void kprobe_insn_rip_relative(struct kunit *test)
-{
-	static const unsigned int hits[] = { 2, 2, 2, 2, 2, 2, 2, 2, 2, 2 };
-
-	kpt_run_riprel(test, NULL);
-	kpt_probe_sites(test, kpt_asm_riprel, kpt_asm_riprel_sites, hits,
-			ARRAY_SIZE(hits), kpt_run_riprel, NULL);
-}
-
 static void kpt_run_jmp(struct kunit *test, void *arg)
 {
 	KUNIT_EXPECT_EQ(test, kpt_asm_jmp(1), 9UL);
 	KUNIT_EXPECT_EQ(test, kpt_asm_jmp(100), 108UL);
-}
-
-static void kprobe_insn_jmp(struct kunit *test)
-{
-	static const unsigned int hits[] = { 2, 2, 2, 2, 2, 2, 2 };
-
-	kpt_run_jmp(test, NULL);
-	kpt_probe_sites(test, kpt_asm_jmp, kpt_asm_jmp_sites, hits,
-			ARRAY_SIZE(hits), kpt_run_jmp, NULL);
 }
 
 static void kpt_run_call(struct kunit *test, void *arg)
@@ -131,17 +113,127 @@ static void kpt_probe_sites_and_helper(struct kunit *test, void *fn,
 	KUNIT_EXPECT_EQ(test, callee->post_hits, helper_hits);
 }
 
-static void kprobe_insn_call(struct kunit *test)
+static void kpt_run_jcc(struct kunit *test, void *arg)
 {
-	static const unsigned int hits[] = { 2, 2, 2 };
+	KUNIT_EXPECT_EQ(test, kpt_asm_jcc(0), 0UL);
+	KUNIT_EXPECT_EQ(test, kpt_asm_jcc(5), 1UL);
+	KUNIT_EXPECT_EQ(test, kpt_asm_jcc(200), 3UL);
+}
 
-	kpt_run_call(test, NULL);
-	/*
-	 * Also one probe in the callee, hit through the emulated call: two
-	 * passes, each running kpt_run_call() probed and unprobed.
-	 */
-	kpt_probe_sites_and_helper(test, kpt_asm_call, kpt_asm_call_sites,
-				   hits, ARRAY_SIZE(hits), kpt_run_call, 8);
+static void kpt_run_loop(struct kunit *test, void *arg)
+{
+	KUNIT_EXPECT_EQ(test, kpt_asm_loop(4), 12UL);
+	KUNIT_EXPECT_EQ(test, kpt_asm_loop(0), 0UL);
+}
+
+static void kpt_run_pushpop(struct kunit *test, void *arg)
+{
+	KUNIT_EXPECT_EQ(test, kpt_asm_pushpop(0), 0x101aUL);
+	KUNIT_EXPECT_EQ(test, kpt_asm_pushpop(0x100), 0x121aUL);
+}
+
+/*
+ * The functions whose every instruction, probed at once, must leave the
+ * result unchanged: kpt_probe_sites() calls @run with a probe on each
+ * site, first without post_handler, then with it, and site i must be hit
+ * @hits[i] times each time.  When @helper_hits is set, a probe on
+ * kpt_asm_helper(), which @fn calls, must count that many hits in all.
+ */
+struct kpt_insn_sites {
+	const char *name;
+	void *fn;
+	const u32 *sites;
+	const unsigned int *hits;
+	unsigned int nr_hits;
+	void (*run)(struct kunit *test, void *arg);
+	unsigned int helper_hits;
+};
+
+static const unsigned int kpt_riprel_hits[] = { 2, 2, 2, 2, 2, 2, 2, 2, 2, 2 };
+static const unsigned int kpt_jmp_hits[] = { 2, 2, 2, 2, 2, 2, 2 };
+static const unsigned int kpt_call_hits[] = { 2, 2, 2 };
+/* Taken and not taken, short and near. */
+static const unsigned int kpt_jcc_hits[] = { 3, 3, 3, 2, 3, 3, 1, 3 };
+static const unsigned int kpt_loop_hits[] = { 2, 2, 2, 4, 4, 2 };
+static const unsigned int kpt_pushpop_hits[] = {
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2
+};
+
+static const struct kpt_insn_sites kpt_insn_sites_cases[] = {
+	{
+		.name = "rip_relative",
+		.fn = kpt_asm_riprel,
+		.sites = kpt_asm_riprel_sites,
+		.hits = kpt_riprel_hits,
+		.nr_hits = ARRAY_SIZE(kpt_riprel_hits),
+		.run = kpt_run_riprel,
+	},
+	{
+		.name = "jmp",
+		.fn = kpt_asm_jmp,
+		.sites = kpt_asm_jmp_sites,
+		.hits = kpt_jmp_hits,
+		.nr_hits = ARRAY_SIZE(kpt_jmp_hits),
+		.run = kpt_run_jmp,
+	},
+	{
+		/*
+		 * Also one probe in the callee, hit through the emulated
+		 * call: two passes, each running kpt_run_call() probed and
+		 * unprobed.
+		 */
+		.name = "call",
+		.fn = kpt_asm_call,
+		.sites = kpt_asm_call_sites,
+		.hits = kpt_call_hits,
+		.nr_hits = ARRAY_SIZE(kpt_call_hits),
+		.run = kpt_run_call,
+		.helper_hits = 8,
+	},
+	{
+		.name = "jcc",
+		.fn = kpt_asm_jcc,
+		.sites = kpt_asm_jcc_sites,
+		.hits = kpt_jcc_hits,
+		.nr_hits = ARRAY_SIZE(kpt_jcc_hits),
+		.run = kpt_run_jcc,
+	},
+	{
+		.name = "loop",
+		.fn = kpt_asm_loop,
+		.sites = kpt_asm_loop_sites,
+		.hits = kpt_loop_hits,
+		.nr_hits = ARRAY_SIZE(kpt_loop_hits),
+		.run = kpt_run_loop,
+	},
+	{
+		.name = "push_pop",
+		.fn = kpt_asm_pushpop,
+		.sites = kpt_asm_pushpop_sites,
+		.hits = kpt_pushpop_hits,
+		.nr_hits = ARRAY_SIZE(kpt_pushpop_hits),
+		.run = kpt_run_pushpop,
+	},
+};
+
+static void kpt_insn_sites_desc(const struct kpt_insn_sites *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(kpt_insn_sites, kpt_insn_sites_cases, kpt_insn_sites_desc);
+
+static void kprobe_insn_sites(struct kunit *test)
+{
+	const struct kpt_insn_sites *c = test->param_value;
+
+	c->run(test, NULL);
+	if (c->helper_hits)
+		kpt_probe_sites_and_helper(test, c->fn, c->sites, c->hits,
+					   c->nr_hits, c->run, c->helper_hits);
+	else
+		kpt_probe_sites(test, c->fn, c->sites, c->hits, c->nr_hits,
+				c->run, NULL);
 }
 
 static void kpt_run_icall(struct kunit *test, void *arg)
@@ -185,23 +277,6 @@ static void kprobe_insn_call_reg(struct kunit *test)
 				   hits, ARRAY_SIZE(hits), kpt_run_icall, 16);
 }
 
-static void kpt_run_jcc(struct kunit *test, void *arg)
-{
-	KUNIT_EXPECT_EQ(test, kpt_asm_jcc(0), 0UL);
-	KUNIT_EXPECT_EQ(test, kpt_asm_jcc(5), 1UL);
-	KUNIT_EXPECT_EQ(test, kpt_asm_jcc(200), 3UL);
-}
-
-static void kprobe_insn_jcc(struct kunit *test)
-{
-	/* Taken and not taken, short and near. */
-	static const unsigned int hits[] = { 3, 3, 3, 2, 3, 3, 1, 3 };
-
-	kpt_run_jcc(test, NULL);
-	kpt_probe_sites(test, kpt_asm_jcc, kpt_asm_jcc_sites, hits,
-			ARRAY_SIZE(hits), kpt_run_jcc, NULL);
-}
-
 /* Operand pairs that set every combination of CF, ZF, SF, OF and PF. */
 static const unsigned long kpt_cmp_pairs[][2] = {
 	{ 1, 2 }, { 2, 1 }, { 5, 5 }, { 0, 0 }, { -1UL, 1 }, { 1, -1UL },
@@ -243,38 +318,6 @@ static void kprobe_insn_jcc_all_conditions(struct kunit *test)
 		hits[i] = KPT_NR_CMP;
 	kpt_probe_sites(test, kpt_asm_jcc_all, kpt_asm_jcc_all_sites, hits,
 			33, kpt_run_jcc_all, want);
-}
-
-static void kpt_run_loop(struct kunit *test, void *arg)
-{
-	KUNIT_EXPECT_EQ(test, kpt_asm_loop(4), 12UL);
-	KUNIT_EXPECT_EQ(test, kpt_asm_loop(0), 0UL);
-}
-
-static void kprobe_insn_loop(struct kunit *test)
-{
-	static const unsigned int hits[] = { 2, 2, 2, 4, 4, 2 };
-
-	kpt_run_loop(test, NULL);
-	kpt_probe_sites(test, kpt_asm_loop, kpt_asm_loop_sites, hits,
-			ARRAY_SIZE(hits), kpt_run_loop, NULL);
-}
-
-static void kpt_run_pushpop(struct kunit *test, void *arg)
-{
-	KUNIT_EXPECT_EQ(test, kpt_asm_pushpop(0), 0x101aUL);
-	KUNIT_EXPECT_EQ(test, kpt_asm_pushpop(0x100), 0x121aUL);
-}
-
-static void kprobe_insn_push_pop(struct kunit *test)
-{
-	static const unsigned int hits[] = {
-		2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2
-	};
-
-	kpt_run_pushpop(test, NULL);
-	kpt_probe_sites(test, kpt_asm_pushpop, kpt_asm_pushpop_sites, hits,
-			ARRAY_SIZE(hits), kpt_run_pushpop, NULL);
 }
 
 #define KPT_FLAGS_MASK	(X86_EFLAGS_CF | X86_EFLAGS_PF | X86_EFLAGS_ZF | \
@@ -468,14 +511,9 @@ static void kprobe_insn_refused_classes(struct kunit *test)
 }
 
 static struct kunit_case kprobes_x86_insn_cases[] = {
-	KUNIT_CASE(kprobe_insn_rip_relative),
-	KUNIT_CASE(kprobe_insn_jmp),
-	KUNIT_CASE(kprobe_insn_call),
+	KUNIT_CASE_PARAM(kprobe_insn_sites, kpt_insn_sites_gen_params),
 	KUNIT_CASE(kprobe_insn_call_reg),
-	KUNIT_CASE(kprobe_insn_jcc),
 	KUNIT_CASE(kprobe_insn_jcc_all_conditions),
-	KUNIT_CASE(kprobe_insn_loop),
-	KUNIT_CASE(kprobe_insn_push_pop),
 	KUNIT_CASE(kprobe_insn_pushf),
 	KUNIT_CASE(kprobe_insn_ret_imm16),
 	KUNIT_CASE(kprobe_insn_refused_classes),
