@@ -35,23 +35,31 @@ def strip_time(line):
 
 
 def kunit_results(console, want):
-    """KTAP from the boot: every leaf test of every suite, as suite.test."""
+    """KTAP from the boot: every leaf test of every suite, as suite.test.
+
+    A parameterised case nests its own subtest, one leaf per parameter:
+    those are suite.case[param], and the case's own closing line is not a
+    row of its own.
+    """
     rows = []
-    suite = None
+    subtests = []                   # suite, then a parameterised case
     for raw in console.splitlines():
         line = strip_time(raw).strip()
         m = re.match(r"# Subtest: (\S+)", line)
         if m:
-            suite = m.group(1)
+            subtests.append(m.group(1))
             continue
-        m = re.match(r"(not ok|ok) \d+ (\S+)(?:\s+#\s*(\w+)\s*(.*))?", line)
-        if not m or suite is None:
+        m = re.match(r"(not ok|ok) \d+ (.+?)(?:\s+#\s*(\w+)\s*(.*))?$", line)
+        if not m or not subtests:
             continue
         status, name, directive, why = m.groups()
-        if name == suite:           # the suite's own line closes it
-            suite = None
+        if name == subtests[-1]:    # a subtest's own line closes it
+            subtests.pop()
             continue
-        full = "%s.%s" % (suite, name)
+        if len(subtests) == 1:
+            full = "%s.%s" % (subtests[0], name)
+        else:
+            full = "%s.%s[%s]" % (subtests[0], subtests[-1], name)
         if not want("kunit", full):
             continue
         if directive and directive.upper() == "SKIP":
