@@ -139,6 +139,7 @@ static void kretprobe_invalid(struct kunit *test)
 	struct kpt_rprobe *both = kpt_rprobe_new(test, kpt_ret_target, 0);
 	struct kpt_rprobe *mid = kpt_rprobe_new(test, NULL, 0);
 	struct kpt_rprobe *nok = kpt_rprobe_new(test, kpt_nokprobe_target, 0);
+	struct kpt_rprobe *sw = kpt_rprobe_new(test, NULL, 0);
 
 	both->rp.kp.symbol_name = "kpt_ret_target";
 	KUNIT_EXPECT_EQ(test, kpt_register_ret(test, &both->rp), -EINVAL);
@@ -149,12 +150,16 @@ static void kretprobe_invalid(struct kunit *test)
 	mid->rp.kp.offset = kpt_asm_regs_sites[1];
 	KUNIT_EXPECT_EQ(test, kpt_register_ret(test, &mid->rp), -EINVAL);
 	KUNIT_EXPECT_EQ(test, kpt_asm_regs(0), 0x55UL + 0x1234);
+	/* Returns into another task: no instance could follow it. */
+	sw->rp.kp.symbol_name = "__switch_to";
+	KUNIT_EXPECT_EQ(test, kpt_register_ret(test, &sw->rp), -EINVAL);
 #endif
 	kpt_ret_caller(1);
 	kpt_nokprobe_target(1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&both->entry_hits) +
 			atomic_read(&mid->entry_hits) +
-			atomic_read(&nok->entry_hits), 0);
+			atomic_read(&nok->entry_hits) +
+			atomic_read(&sw->entry_hits), 0);
 }
 
 /*
