@@ -28,7 +28,7 @@ modinfo kprobe_example > /dev/null 2>&1 || skip "no kprobe_example module (CONFI
 cleanup
 modprobe kp_steer || fail "cannot load kp_steer"
 modprobe kprobe_example symbol=$fn || fail "kprobe_example cannot probe $fn"
-line() { grep -E "  k  $fn\+0x0 " "$D/list"; }
+line() { grep -E "  k  $fn\+0x[0-9a-f]+ " "$D/list"; }
 line | grep -q '\[FTRACE\]' || skip "the probe on $fn is not ftrace-based: $(line)"
 pre() { dmesg | grep -c "<$fn> pre_handler"; }
 echo 1 > "$call"
@@ -42,7 +42,7 @@ forks() { local _; for _ in 1 2 3 4 5; do /bin/true; done; }
 
 echo 0 > "$D/enabled" || fail "cannot write 0"
 echo 1 > "$steer" || fail "disarmed, kprobes still hold $fn's entry: the owner could not take it"
-expect_errno EBUSY sh -c "echo 1 > $D/enabled"
+expect_errno EBUSY bash -c "echo 1 > $D/enabled"
 [ "$(cat "$D/enabled")" = 1 ] || fail "enabled reads '$(cat "$D/enabled")' after the refused write"
 h1=$(hits)
 forks
