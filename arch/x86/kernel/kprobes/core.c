@@ -937,18 +937,32 @@ static void kprobe_carry_out(struct kprobe *p, struct pt_regs *regs,
 
 	/*
 	 * Deeper nesting needs an NMI inside a handler inside a step inside
-	 * a handler.  Without a free record, run the jump copy: only a fault
-	 * in it would go unfixed.
+	 * a handler.  Without a free record, run the jump copy: a fault in
+	 * it would go unfixed, and a post_handler does not run.
 	 */
 	if (WARN_ON_ONCE(kcb->depth >= KPROBE_STEP_DEPTH)) {
 		regs->ip = (unsigned long)ai->slot + KPROBE_BOOST_OFFSET;
+		if (!nested)
+			reset_current_kprobe();
 		return;
 	}
 
-	step = &kcb->step[kcb->depth++];
-	step->p = p;
+	/*
+	 * An NMI may come in anywhere here, push records of its own above
+	 * depth and pop them before it returns.  The entry is taken empty
+	 * and @p is set last, so that an NMI finds the innermost record
+	 * either complete or without a probe, never half written or stale
+	 * (see kprobe_step_innermost()).
+	 */
+	step = &kcb->step[kcb->depth];
+	WRITE_ONCE(step->p, NULL);
+	barrier();
+	kcb->depth++;
+	barrier();
 	step->flags_if = regs->flags & X86_EFLAGS_IF;
 	step->nested = nested;
+	barrier();
+	WRITE_ONCE(step->p, p);
 	if (!nested)
 		kcb->kprobe_status = KPROBE_HIT_SS;
 	regs->flags &= ~X86_EFLAGS_IF;
@@ -956,6 +970,17 @@ static void kprobe_carry_out(struct kprobe *p, struct pt_regs *regs,
 }
 
 NOKPROBE_SYMBOL(kprobe_carry_out);
+
+/*
+ * The probe whose copy the innermost record is for, or NULL: no record,
+ * or one that kprobe_carry_out() is still filling in, when this CPU was
+ * interrupted by an NMI (whose code this then is) before its copy ran.
+ */
+static nokprobe_inline struct kprobe *
+kprobe_step_innermost(struct kprobe_ctlblk *kcb)
+{
+	return kcb->depth ? READ_ONCE(kcb->step[kcb->depth - 1].p) : NULL;
+}
 
 /*
  * The innermost step's copy has run: pop its record and finish the hit
@@ -1064,9 +1089,9 @@ NOKPROBE_SYMBOL(kprobe_step_callback);
 static bool kprobe_step_done(struct pt_regs *regs, unsigned long addr,
 			     struct kprobe_ctlblk *kcb)
 {
-	struct kprobe *p = kcb->step[kcb->depth - 1].p;
+	struct kprobe *p = kprobe_step_innermost(kcb);
 
-	if (addr != (unsigned long)p->ainsn.slot + p->ainsn.len)
+	if (!p || addr != (unsigned long)p->ainsn.slot + p->ainsn.len)
 		return false;
 	kprobe_step_finish(regs, kcb);
 	return true;
@@ -1152,11 +1177,17 @@ NOKPROBE_SYMBOL(kprobe_int3_handler);
  */
 static void kprobe_step_abort(struct pt_regs *regs, struct kprobe_ctlblk *kcb)
 {
-	struct kprobe_step *step = &kcb->step[--kcb->depth];
+	struct kprobe_step *step = &kcb->step[kcb->depth - 1];
+	unsigned long flags_if = step->flags_if;
+	bool nested = step->nested;
+	struct kprobe *p = step->p;
 
-	regs->ip = (unsigned long)step->p->addr;
-	regs->flags |= step->flags_if;
-	if (!step->nested)
+	/* Read before it is popped, as in kprobe_step_finish(). */
+	barrier();
+	kcb->depth--;
+	regs->ip = (unsigned long)p->addr;
+	regs->flags |= flags_if;
+	if (!nested)
 		reset_current_kprobe();
 }
 
@@ -1183,7 +1214,7 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 	struct kprobe_step *step;
 	unsigned long slot;
 
-	if (kcb->depth) {
+	if (kprobe_step_innermost(kcb)) {
 		step = &kcb->step[kcb->depth - 1];
 		slot = (unsigned long)step->p->ainsn.slot;
 		if (regs->ip >= slot && regs->ip < slot + step->p->ainsn.len) {
