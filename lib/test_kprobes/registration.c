@@ -841,14 +841,18 @@ static void kprobe_nmissed_self(struct kunit *test)
  * A data breakpoint's #DB is NMI-like: it comes whatever the CPU is doing,
  * interrupts off or not, and the code it runs may hit probes.  It lands
  * here while a handler runs, while a probed instruction's copy is being
- * stepped, and while the copy of a probe hit from a handler is (upstream
- * keeps one saved level and BUG()s on a hit there).  Each level needs a
- * step record of its own, and the probe hit from the #DB takes the next.
+ * stepped, while the copy of a probe hit from a handler is (upstream
+ * keeps one saved level and BUG()s on a hit there), and in a post_handler,
+ * whose step record is free by then.  Each level needs a step record of
+ * its own, the probe hit from the #DB takes the next, and the records
+ * below it are left as they were.
  */
-enum kpt_db_where { KPT_DB_HANDLER, KPT_DB_STEP, KPT_DB_NESTED_STEP };
+enum kpt_db_where {
+	KPT_DB_HANDLER, KPT_DB_STEP, KPT_DB_NESTED_STEP, KPT_DB_POST_HANDLER,
+};
 
 static const enum kpt_db_where kpt_db_wheres[] = {
-	KPT_DB_HANDLER, KPT_DB_STEP, KPT_DB_NESTED_STEP,
+	KPT_DB_HANDLER, KPT_DB_STEP, KPT_DB_NESTED_STEP, KPT_DB_POST_HANDLER,
 };
 
 static void kpt_db_desc(const enum kpt_db_where *where, char *desc)
@@ -857,6 +861,7 @@ static void kpt_db_desc(const enum kpt_db_where *where, char *desc)
 		[KPT_DB_HANDLER] = "in a pre_handler",
 		[KPT_DB_STEP] = "in a stepped copy",
 		[KPT_DB_NESTED_STEP] = "in the copy of a probe hit from a handler",
+		[KPT_DB_POST_HANDLER] = "in a post_handler",
 	};
 
 	strscpy(desc, names[*where], KUNIT_PARAM_DESC_SIZE);
@@ -869,10 +874,12 @@ static unsigned long kpt_db_word __aligned(8);
 
 static struct {
 	unsigned int hits;
+	int cpu;
 	unsigned int depth;
 	unsigned int depth_after;
 	struct kprobe *running;
 	struct kprobe *recorded;
+	struct kprobe_step below, below_after;
 	unsigned long ip;
 	unsigned long loaded;
 } kpt_db_seen;
@@ -884,16 +891,25 @@ static void kpt_db_hit(struct perf_event *bp, struct perf_sample_data *data,
 	unsigned int depth = kcb->depth;
 
 	kpt_db_seen.hits++;
+	kpt_db_seen.cpu = smp_processor_id();
 	kpt_db_seen.depth = depth;
 	kpt_db_seen.running = kprobe_running();
 	kpt_db_seen.ip = regs->ip;
-	/* The entry a probe hit now would take; it keeps its p once popped. */
+	if (depth)
+		kpt_db_seen.below = kcb->step[depth - 1];
+	/*
+	 * The entry a probe hit now would take; it keeps its p once popped.
+	 * (An NMI stepping a probe of its own after that pop would make the
+	 * case fail; nothing here sends NMIs.)
+	 */
 	if (depth < KPROBE_STEP_DEPTH)
 		kcb->step[depth].p = NULL;
 	kpt_db_seen.loaded = kpt_asm_load(&kpt_data_word);
 	if (depth < KPROBE_STEP_DEPTH)
 		kpt_db_seen.recorded = kcb->step[depth].p;
 	kpt_db_seen.depth_after = kcb->depth;
+	if (depth)
+		kpt_db_seen.below_after = kcb->step[depth - 1];
 }
 
 /* A KUnit action: its argument lost the per-CPU address space. */
@@ -905,6 +921,16 @@ static void kpt_db_unregister(void *bp)
 static unsigned long kpt_db_write(unsigned long x)
 {
 	return kpt_asm_store(&kpt_db_word, x);
+}
+
+/* Counts as kpt_post() does, then writes the watched word. */
+static void kpt_db_post(struct kprobe *kp, struct pt_regs *regs,
+			unsigned long flags)
+{
+	struct kpt_probe *p = container_of(kp, struct kpt_probe, kp);
+
+	p->post_hits++;
+	p->call_result = kpt_db_write(43);
 }
 
 static void kprobe_hit_from_debug_trap(struct kunit *test)
@@ -925,7 +951,10 @@ static void kprobe_hit_from_debug_trap(struct kunit *test)
 		stepper = outer;
 	} else {
 		outer = kpt_probe_new(test, kpt_target_outer, true);
-		outer->call_in_pre = kpt_db_write;
+		if (where == KPT_DB_POST_HANDLER)
+			outer->kp.post_handler = kpt_db_post;
+		else
+			outer->call_in_pre = kpt_db_write;
 	}
 	KUNIT_ASSERT_EQ(test, kpt_register(test, &outer->kp), 0);
 	if (where == KPT_DB_NESTED_STEP) {
@@ -948,6 +977,10 @@ static void kprobe_hit_from_debug_trap(struct kunit *test)
 	if (where == KPT_DB_STEP) {
 		KUNIT_EXPECT_EQ(test, kpt_db_write(0x77), 0x78UL);
 		KUNIT_EXPECT_EQ(test, kpt_db_word, 0x77UL);
+	} else if (where == KPT_DB_POST_HANDLER) {
+		KUNIT_EXPECT_EQ(test, kpt_target_outer(1), 1UL ^ 0x5a);
+		KUNIT_EXPECT_EQ(test, outer->call_result, 44UL);
+		KUNIT_EXPECT_EQ(test, kpt_db_word, 43UL);
 	} else {
 		KUNIT_EXPECT_EQ(test, kpt_target_outer(1), 1UL ^ 0x5a);
 		KUNIT_EXPECT_EQ(test, outer->call_result, 42UL);
@@ -963,7 +996,18 @@ static void kprobe_hit_from_debug_trap(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, kpt_db_seen.depth, 1U);
 		KUNIT_EXPECT_EQ(test, kpt_db_seen.ip,
 				(unsigned long)ai->slot + ai->len);
+		/* The stepping probe's record is untouched by the one above. */
+		KUNIT_EXPECT_PTR_EQ(test, kpt_db_seen.below.p, &stepper->kp);
+		KUNIT_EXPECT_PTR_EQ(test, kpt_db_seen.below_after.p,
+				    kpt_db_seen.below.p);
+		KUNIT_EXPECT_EQ(test, kpt_db_seen.below_after.flags_if,
+				kpt_db_seen.below.flags_if);
+		KUNIT_EXPECT_EQ(test, kpt_db_seen.below_after.nested,
+				kpt_db_seen.below.nested);
+		KUNIT_EXPECT_EQ(test, kpt_db_seen.below.nested,
+				where == KPT_DB_NESTED_STEP);
 	} else {
+		/* A post_handler runs once its record is popped. */
 		KUNIT_EXPECT_EQ(test, kpt_db_seen.depth, 0U);
 		KUNIT_EXPECT_PTR_EQ(test, (void *)kpt_db_seen.ip, after);
 	}
@@ -984,10 +1028,11 @@ static void kprobe_hit_from_debug_trap(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, stepper->pre_hits, 0U);
 	}
 
-	/* Every record is free again, and the probe works outside the trap. */
-	preempt_disable();
-	depth = get_kprobe_ctlblk()->depth;
-	preempt_enable();
+	/*
+	 * Every record of the CPU that took the trap is free again, and the
+	 * probe works outside the trap.
+	 */
+	depth = per_cpu_ptr(&kprobe_ctlblk, kpt_db_seen.cpu)->depth;
 	KUNIT_EXPECT_EQ(test, depth, 0U);
 	KUNIT_EXPECT_EQ(test, kpt_asm_load(&kpt_data_word), kpt_data_word);
 	KUNIT_EXPECT_EQ(test, in_db->pre_hits, 1U);
