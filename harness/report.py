@@ -162,7 +162,10 @@ def main():
         if ":" in filt:
             s, pat = filt.split(":", 1)
             import fnmatch
-            return s == suite and fnmatch.fnmatch(name, pat)
+            # A parameterised case's rows answer to the case's name too.
+            base = re.sub(r"\[.*\]$", "", name)
+            return s == suite and (fnmatch.fnmatch(name, pat) or
+                                   fnmatch.fnmatch(base, pat))
         return False
 
     rows = []
