@@ -134,6 +134,24 @@ static void kretprobe_by_symbol(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->retval, 7UL);
 }
 
+#ifdef CONFIG_X86_64
+/*
+ * __switch_to() returns into another task: no instance could follow it.
+ * A kprobe may go there, so the refusal is the kretprobe's own.
+ */
+static void kpt_switch_to_refused(struct kunit *test, struct kpt_rprobe *sw)
+{
+	struct kprobe kp = { .symbol_name = "__switch_to" };
+	int ret = register_kprobe(&kp);
+
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	if (!ret)
+		unregister_kprobe(&kp);
+	sw->rp.kp.symbol_name = "__switch_to";
+	KUNIT_EXPECT_EQ(test, kpt_register_ret(test, &sw->rp), -EINVAL);
+}
+#endif
+
 static void kretprobe_invalid(struct kunit *test)
 {
 	struct kpt_rprobe *both = kpt_rprobe_new(test, kpt_ret_target, 0);
@@ -150,9 +168,7 @@ static void kretprobe_invalid(struct kunit *test)
 	mid->rp.kp.offset = kpt_asm_regs_sites[1];
 	KUNIT_EXPECT_EQ(test, kpt_register_ret(test, &mid->rp), -EINVAL);
 	KUNIT_EXPECT_EQ(test, kpt_asm_regs(0), 0x55UL + 0x1234);
-	/* Returns into another task: no instance could follow it. */
-	sw->rp.kp.symbol_name = "__switch_to";
-	KUNIT_EXPECT_EQ(test, kpt_register_ret(test, &sw->rp), -EINVAL);
+	kpt_switch_to_refused(test, sw);
 #endif
 	kpt_ret_caller(1);
 	kpt_nokprobe_target(1);
