@@ -15,9 +15,9 @@ steer=/sys/module/kp_steer/parameters/steer
 call=/sys/module/kp_steer/parameters/call
 # shellcheck disable=SC2317 # called through trap
 cleanup() {
+	[ ! -w "$steer" ] || echo 0 > "$steer"
 	echo 1 > "$D/enabled" 2> /dev/null
 	rmmod kprobe_example 2> /dev/null
-	[ ! -w "$steer" ] || echo 0 > "$steer"
 	rmmod kp_steer 2> /dev/null
 	reset_tracing
 }
@@ -31,9 +31,10 @@ modprobe kprobe_example symbol=$fn || fail "kprobe_example cannot probe $fn"
 line() { grep -E "  k  $fn\+0x[0-9a-f]+ " "$D/list"; }
 line | grep -q '\[FTRACE\]' || skip "the probe on $fn is not ftrace-based: $(line)"
 pre() { dmesg | grep -c "<$fn> pre_handler"; }
+p0=$(pre)
 echo 1 > "$call"
 p1=$(pre)
-[ "$p1" = 1 ] || fail "$p1 pre_handler lines for one call of $fn"
+[ "$p1" = $((p0 + 1)) ] || fail "$((p1 - p0)) pre_handler lines for one call of $fn"
 
 echo 'p:kprobes/kpt_refused kernel_clone' >> "$T/kprobe_events" || fail "cannot define the event"
 echo 1 > "$T/events/kprobes/kpt_refused/enable" || fail "cannot enable the event"

@@ -19,10 +19,8 @@ static unsigned long calls;
 module_param(calls, ulong, 0444);
 MODULE_PARM_DESC(calls, "how often kp_steer_target() ran");
 
-/* Global, so that no clone renames it; declared for -Wmissing-prototypes. */
-long kp_steer_target(long n);
-
-noinline long kp_steer_target(long n)
+/* Neither inlined nor cloned: its probes and ftrace name it. */
+static noinline __noipa long kp_steer_target(long n)
 {
 	barrier();
 	calls++;
@@ -113,8 +111,10 @@ MODULE_PARM_DESC(call, "write N: call kp_steer_target(N) once");
 
 static void __exit kp_steer_exit(void)
 {
+	mutex_lock(&kp_steer_lock);
 	if (kp_steering)
 		kp_steer_off();
+	mutex_unlock(&kp_steer_lock);
 }
 module_exit(kp_steer_exit);
 

@@ -11,7 +11,9 @@
 
 #include <kunit/test.h>
 #include <linux/bitops.h>
+#include <linux/cpumask.h>
 #include <linux/kprobes.h>
+#include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
@@ -510,6 +512,33 @@ static void kprobe_insn_refused_classes(struct kunit *test)
 	}
 }
 
+#if KPT_BUILTIN && defined(CONFIG_SMP)
+/*
+ * A kernel that boots with one CPU of several (maxcpus=1) patches its lock
+ * prefixes to ds prefixes and back when a second CPU comes up: it keeps
+ * their list, and a probe on one would be overwritten.  Elsewhere the
+ * list is freed at boot and nothing is refused (the "uniproc" row boots
+ * this way, with this case alone).
+ */
+static void kprobe_refused_lock_prefix(struct kunit *test)
+{
+	void *site = kpt_site(kpt_asm_locked, kpt_asm_locked_sites, 0);
+	void *next = kpt_site(kpt_asm_locked, kpt_asm_locked_sites, 1);
+	struct kpt_probe *p = kpt_probe_new(test, site, false);
+	struct kpt_probe *q = kpt_probe_new(test, next, false);
+	unsigned long word = 1;
+
+	if (num_possible_cpus() == 1 ||
+	    (num_present_cpus() > 1 && setup_max_cpus > 1))
+		kunit_skip(test, "needs a boot with one CPU of several (maxcpus=1)");
+	KUNIT_EXPECT_EQ(test, kpt_register(test, &p->kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kpt_register(test, &q->kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_asm_locked(&word), 2UL);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 0U);
+	KUNIT_EXPECT_EQ(test, q->pre_hits, 1U);
+}
+#endif
+
 static struct kunit_case kprobes_x86_insn_cases[] = {
 	KUNIT_CASE_PARAM(kprobe_insn_sites, kpt_insn_sites_gen_params),
 	KUNIT_CASE(kprobe_insn_call_reg),
@@ -517,6 +546,9 @@ static struct kunit_case kprobes_x86_insn_cases[] = {
 	KUNIT_CASE(kprobe_insn_pushf),
 	KUNIT_CASE(kprobe_insn_ret_imm16),
 	KUNIT_CASE(kprobe_insn_refused_classes),
+#if KPT_BUILTIN && defined(CONFIG_SMP)
+	KUNIT_CASE(kprobe_refused_lock_prefix),
+#endif
 	{}
 };
 

@@ -15,6 +15,7 @@
 #include <linux/objtool.h>
 #include <linux/types.h>
 
+#include <asm/alternative.h>
 #include <asm/asm.h>
 #include <asm/extable_fixup_types.h>
 #include <asm/ibt.h>
@@ -268,6 +269,16 @@ asm(KPT_ASM_BEGIN(kpt_asm_loop)
 	KPT_SITE(kpt_asm_store) KPT_RET
 	_ASM_EXTABLE_TYPE(1b, 2b, EX_TYPE_DEFAULT)
 	KPT_ASM_END(kpt_asm_store)
+
+	/*
+	 * ++*p with a lock prefix, which the kernel patches to a ds prefix
+	 * when it runs on one CPU, and back when a second comes up.
+	 */
+	KPT_ASM_BEGIN(kpt_asm_locked)
+	KPT_SITE(kpt_asm_locked) LOCK_PREFIX "incq (%rdi)\n\t"
+	KPT_SITE(kpt_asm_locked) "movq (%rdi), %rax\n\t"
+	KPT_SITE(kpt_asm_locked) KPT_RET
+	KPT_ASM_END(kpt_asm_locked)
 
 	/* Loads from a non-canonical address: #GP, no fixup. */
 	KPT_ASM_BEGIN(kpt_asm_gp)

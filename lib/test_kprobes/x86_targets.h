@@ -50,6 +50,8 @@ unsigned long kpt_asm_load(const unsigned long *p);
 extern const u32 kpt_asm_load_sites[];
 unsigned long kpt_asm_store(unsigned long *p, unsigned long x);
 extern const u32 kpt_asm_store_sites[];
+unsigned long kpt_asm_locked(unsigned long *p);
+extern const u32 kpt_asm_locked_sites[];
 unsigned long kpt_asm_gp(void);
 extern const u32 kpt_asm_gp_sites[];
 unsigned long kpt_asm_nokp(unsigned long x);
