@@ -17,7 +17,7 @@ static void kprobe_x86_insn_cases(struct kunit *test)
 
 static void kprobe_x86_opt_cases(struct kunit *test)
 {
-	kunit_skip(test, "x86-64 built-in only: jump optimization (17 cases)");
+	kunit_skip(test, "x86-64 built-in only: jump optimization");
 }
 
 static struct kunit_case kprobes_x86_insn_cases[] = {
