@@ -17,6 +17,7 @@ P=/sys/module/kp_live/parameters
 [ "$(cat $P/init_ret)" = 0 ] || fail "a probe on kp_live's init while COMING: $(cat $P/init_ret), expected 0"
 [ "$(cat $P/live_ret)" = -2 ] ||
 	fail "a probe on kp_live's init text once LIVE: $(cat $P/live_ret), expected -2 (ENOENT)"
+[ "$(cat $P/core_ret)" = 0 ] || fail "a probe on kp_live's core text once LIVE: $(cat $P/core_ret), expected 0"
 grep -q kp_live "$D/list" && fail "probes left on kp_live: $(grep kp_live "$D/list")"
 rmmod kp_live || fail "cannot unload kp_live"
-pass "kp_live's init text: accepted while COMING, ENOENT once LIVE, nothing left"
+pass "kp_live's init text: accepted while COMING, ENOENT once LIVE (its core text accepted then), nothing left"

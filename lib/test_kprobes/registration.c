@@ -1633,6 +1633,45 @@ static void kprobe_fault_in_handler(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, preempt_count(), pc);
 }
 
+/* Claims the first #GP: the call returns a mark from the next instruction. */
+static int kpt_fault_resume(struct kprobe *kp, struct pt_regs *regs,
+			    int trapnr)
+{
+	struct kpt_probe *p = to_kpt_probe(kp);
+
+	if (trapnr != X86_TRAP_GP || p->fault_hits++)
+		return 0;
+	p->fault_ip = regs->ip;
+	regs->ip = p->arg;
+	regs->ax = KPT_GP_MARK;
+	return 1;
+}
+
+/*
+ * A fault_handler that claims a fault of a stepped copy and moves regs->ip
+ * ends the step there: the CPU resumes where it said, not at the probe.
+ */
+static void kprobe_fault_handler_resumes_step(struct kunit *test)
+{
+	void *site = kpt_site(kpt_asm_gp, kpt_asm_gp_sites, 1);
+	struct kpt_probe *p = kpt_probe_new(test, site, true);
+	int pc = preempt_count();
+
+	p->kp.fault_handler = kpt_fault_resume;
+	p->arg = (unsigned long)kpt_site(kpt_asm_gp, kpt_asm_gp_sites, 2);
+	KUNIT_ASSERT_EQ(test, kpt_register(test, &p->kp), 0);
+
+	KUNIT_EXPECT_EQ(test, kpt_asm_gp(), KPT_GP_MARK);
+	KUNIT_EXPECT_EQ(test, p->pre_hits, 1U);
+	KUNIT_EXPECT_EQ(test, p->fault_hits, 1U);
+	KUNIT_EXPECT_EQ(test, p->fault_ip, (unsigned long)p->kp.ainsn.slot);
+	KUNIT_EXPECT_EQ(test, p->post_hits, 0U);
+	KUNIT_EXPECT_EQ(test, preempt_count(), pc);
+	preempt_disable();
+	KUNIT_EXPECT_NULL(test, kpt_running());
+	preempt_enable();
+}
+
 static void kprobe_fault_handler_handles(struct kunit *test)
 {
 	struct kpt_probe *p = kpt_probe_new(test, kpt_target_add, true);
@@ -1738,6 +1777,7 @@ static struct kunit_case kprobes_cases[] = {
 	KUNIT_CASE(kprobe_fault_in_handler),
 	KUNIT_CASE(kprobe_fault_handler_handles),
 	KUNIT_CASE(kprobe_gp_fixup_in_single_step),
+	KUNIT_CASE(kprobe_fault_handler_resumes_step),
 #else
 	KUNIT_CASE(kprobe_x86_fault_cases),
 #endif

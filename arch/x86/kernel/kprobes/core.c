@@ -949,10 +949,11 @@ static void kprobe_carry_out(struct kprobe *p, struct pt_regs *regs,
 
 	/*
 	 * An NMI may come in anywhere here, push records of its own above
-	 * depth and pop them before it returns.  The entry is taken empty
-	 * and @p is set last, so that an NMI finds the innermost record
-	 * either complete or without a probe, never half written or stale
-	 * (see kprobe_step_innermost()).
+	 * depth and pop them before it returns.  Every free entry has no
+	 * probe (a pop clears it; the entry is cleared again here in case
+	 * the array was never used), and @p is set last, so that an NMI
+	 * finds the innermost record either complete or without a probe,
+	 * never half written or stale (see kprobe_step_innermost()).
 	 */
 	step = &kcb->step[kcb->depth];
 	WRITE_ONCE(step->p, NULL);
@@ -995,6 +996,8 @@ static void kprobe_step_finish(struct pt_regs *regs, struct kprobe_ctlblk *kcb)
 	bool nested = step->nested;
 	struct kprobe *p = step->p;
 
+	/* A free entry has no probe: see kprobe_carry_out(). */
+	WRITE_ONCE(step->p, NULL);
 	barrier();
 	kcb->depth--;
 	regs->ip = (unsigned long)p->addr + p->ainsn.len;
@@ -1182,7 +1185,8 @@ static void kprobe_step_abort(struct pt_regs *regs, struct kprobe_ctlblk *kcb)
 	bool nested = step->nested;
 	struct kprobe *p = step->p;
 
-	/* Read before it is popped, as in kprobe_step_finish(). */
+	/* Read, emptied, then popped, as in kprobe_step_finish(). */
+	WRITE_ONCE(step->p, NULL);
 	barrier();
 	kcb->depth--;
 	regs->ip = (unsigned long)p->addr;
@@ -1192,6 +1196,26 @@ static void kprobe_step_abort(struct pt_regs *regs, struct kprobe_ctlblk *kcb)
 }
 
 NOKPROBE_SYMBOL(kprobe_step_abort);
+
+/*
+ * A fault_handler claimed a fault of the innermost step's copy at @slot.
+ * Left at @slot, the copy runs again; left at the copy's end, the step
+ * ends as usual; anywhere else, the step is over and the CPU goes where
+ * the handler said.
+ */
+static void kprobe_step_resolved(struct pt_regs *regs,
+				 struct kprobe_ctlblk *kcb, unsigned long slot)
+{
+	struct kprobe *p = kcb->step[kcb->depth - 1].p;
+	unsigned long ip = regs->ip;
+
+	if (ip == slot || ip == slot + p->ainsn.len)
+		return;
+	kprobe_step_abort(regs, kcb);
+	regs->ip = ip;
+}
+
+NOKPROBE_SYMBOL(kprobe_step_resolved);
 
 /**
  * kprobe_fault_handler() - a fault was raised while a probe is running
@@ -1213,20 +1237,19 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 	struct kprobe *cur = kprobe_running();
 	struct kprobe_step *step;
 	unsigned long slot;
+	struct kprobe *p;
 
-	if (kprobe_step_innermost(kcb)) {
+	p = kprobe_step_innermost(kcb);
+	if (p) {
 		step = &kcb->step[kcb->depth - 1];
-		slot = (unsigned long)step->p->ainsn.slot;
-		if (regs->ip >= slot && regs->ip < slot + step->p->ainsn.len) {
-			struct kprobe *p = step->p;
+		slot = (unsigned long)p->ainsn.slot;
+		if (regs->ip >= slot && regs->ip < slot + p->ainsn.len) {
 			bool asks_handler = p->fault_handler &&
 					    trapnr != X86_TRAP_PF;
 
 			if (!step->nested && asks_handler &&
 			    p->fault_handler(p, regs, trapnr)) {
-				/* Resolved elsewhere: the step is over. */
-				if (regs->ip != slot)
-					kprobe_step_abort(regs, kcb);
+				kprobe_step_resolved(regs, kcb, slot);
 				return 1;
 			}
 			kprobe_step_abort(regs, kcb);
