@@ -884,6 +884,9 @@ static struct {
 	unsigned long loaded;
 } kpt_db_seen;
 
+/* Never registered: marks a free step record. */
+static struct kprobe kpt_db_mark;
+
 static void kpt_db_hit(struct perf_event *bp, struct perf_sample_data *data,
 		       struct pt_regs *regs)
 {
@@ -898,12 +901,12 @@ static void kpt_db_hit(struct perf_event *bp, struct perf_sample_data *data,
 	if (depth)
 		kpt_db_seen.below = kcb->step[depth - 1];
 	/*
-	 * The entry a probe hit now would take; it keeps its p once popped.
-	 * (An NMI stepping a probe of its own after that pop would make the
-	 * case fail; nothing here sends NMIs.)
+	 * The entry a probe hit now would take, marked: a step there fills
+	 * it and empties it again when it is popped; a boosted copy, or a
+	 * step on another entry, would leave the mark.
 	 */
 	if (depth < KPROBE_STEP_DEPTH)
-		kcb->step[depth].p = NULL;
+		kcb->step[depth].p = &kpt_db_mark;
 	kpt_db_seen.loaded = kpt_asm_load(&kpt_data_word);
 	if (depth < KPROBE_STEP_DEPTH)
 		kpt_db_seen.recorded = kcb->step[depth].p;
@@ -1012,7 +1015,8 @@ static void kprobe_hit_from_debug_trap(struct kunit *test)
 		KUNIT_EXPECT_PTR_EQ(test, (void *)kpt_db_seen.ip, after);
 	}
 	KUNIT_EXPECT_EQ(test, kpt_db_seen.loaded, kpt_data_word);
-	KUNIT_EXPECT_PTR_EQ(test, kpt_db_seen.recorded, &in_db->kp);
+	/* It was stepped on the next record, which is empty again. */
+	KUNIT_EXPECT_NULL(test, kpt_db_seen.recorded);
 	KUNIT_EXPECT_EQ(test, kpt_db_seen.depth_after, kpt_db_seen.depth);
 	KUNIT_EXPECT_EQ(test, in_db->kp.nmissed, 1UL);
 	KUNIT_EXPECT_EQ(test, in_db->pre_hits, 0U);
