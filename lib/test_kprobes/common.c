@@ -12,8 +12,10 @@
 #include <kunit/test.h>
 #include <linux/kcsan-checks.h>
 #include <linux/kprobes.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/preempt.h>
+#include <linux/sched.h>
 #include <linux/stacktrace.h>
 
 #ifdef CONFIG_X86_64
@@ -35,6 +37,25 @@ int kpt_seq;
 int kpt_test_init(struct kunit *test)
 {
 	kpt_seq = 0;
+	return 0;
+}
+
+/**
+ * kpt_wait_for_stop() - the end of a helper kthread that is done early
+ *
+ * Sleeps until the case calls kthread_stop(), which may only be called on
+ * a thread that has not returned yet.
+ *
+ * Return: 0, for the thread function to return.
+ */
+int kpt_wait_for_stop(void)
+{
+	set_current_state(TASK_INTERRUPTIBLE);
+	while (!kthread_should_stop()) {
+		schedule();
+		set_current_state(TASK_INTERRUPTIBLE);
+	}
+	__set_current_state(TASK_RUNNING);
 	return 0;
 }
 

@@ -26,6 +26,7 @@
 extern int kpt_seq;
 
 int kpt_test_init(struct kunit *test);
+int kpt_wait_for_stop(void);
 struct kprobe *kpt_running(void);
 unsigned long kpt_entry_addr(const void *fn);
 bool kpt_trace_has(const unsigned long *trace, unsigned int len,

@@ -483,13 +483,7 @@ static int kpt_park_thread(void *arg)
 	pk->result = kpt_park_caller(pk);
 	WRITE_ONCE(pk->done, true);
 
-	set_current_state(TASK_INTERRUPTIBLE);
-	while (!kthread_should_stop()) {
-		schedule();
-		set_current_state(TASK_INTERRUPTIBLE);
-	}
-	__set_current_state(TASK_RUNNING);
-	return 0;
+	return kpt_wait_for_stop();
 }
 
 KUNIT_DEFINE_ACTION_WRAPPER(kpt_complete_all_action, complete_all,

@@ -1084,13 +1084,7 @@ static int kpt_opt_worker_fn(void *arg)
 			cond_resched();
 	}
 	complete(&w->done);
-	while (!kthread_should_stop()) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (!kthread_should_stop())
-			schedule();
-		__set_current_state(TASK_RUNNING);
-	}
-	return 0;
+	return kpt_wait_for_stop();
 }
 
 static void kpt_opt_worker_stop(void *arg)

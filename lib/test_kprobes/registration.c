@@ -1323,13 +1323,7 @@ static int kpt_worker_fn(void *arg)
 	}
 	complete(&w->done);
 
-	set_current_state(TASK_INTERRUPTIBLE);
-	while (!kthread_should_stop()) {
-		schedule();
-		set_current_state(TASK_INTERRUPTIBLE);
-	}
-	__set_current_state(TASK_RUNNING);
-	return 0;
+	return kpt_wait_for_stop();
 }
 
 static void kpt_worker_stop(void *arg)

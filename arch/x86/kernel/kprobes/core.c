@@ -984,26 +984,35 @@ kprobe_step_innermost(struct kprobe_ctlblk *kcb)
 }
 
 /*
+ * Pop the innermost record and return what it held.  It is read, then
+ * emptied (a free entry has no probe: see kprobe_carry_out()), then
+ * popped: an NMI may take the entry for a step of its own once it is free.
+ */
+static nokprobe_inline struct kprobe_step
+kprobe_step_pop(struct kprobe_ctlblk *kcb)
+{
+	struct kprobe_step *top = &kcb->step[kcb->depth - 1];
+	struct kprobe_step step = *top;
+
+	WRITE_ONCE(top->p, NULL);
+	barrier();
+	kcb->depth--;
+	return step;
+}
+
+/*
  * The innermost step's copy has run: pop its record and finish the hit
  * as the probed instruction would have, at the next instruction with the
- * probed code's interrupt flag.  The record is read before it is popped:
- * an NMI may take that entry for a step of its own as soon as it is free.
+ * probed code's interrupt flag.
  */
 static void kprobe_step_finish(struct pt_regs *regs, struct kprobe_ctlblk *kcb)
 {
-	struct kprobe_step *step = &kcb->step[kcb->depth - 1];
-	unsigned long flags_if = step->flags_if;
-	bool nested = step->nested;
-	struct kprobe *p = step->p;
+	struct kprobe_step step = kprobe_step_pop(kcb);
 
-	/* A free entry has no probe: see kprobe_carry_out(). */
-	WRITE_ONCE(step->p, NULL);
-	barrier();
-	kcb->depth--;
-	regs->ip = (unsigned long)p->addr + p->ainsn.len;
-	regs->flags |= flags_if;
-	if (!nested)
-		__kprobe_run_post(p, regs);
+	regs->ip = (unsigned long)step.p->addr + step.p->ainsn.len;
+	regs->flags |= step.flags_if;
+	if (!step.nested)
+		__kprobe_run_post(step.p, regs);
 }
 
 NOKPROBE_SYMBOL(kprobe_step_finish);
@@ -1142,7 +1151,7 @@ int kprobe_int3_handler(struct pt_regs *regs)
 
 	kcb = get_kprobe_ctlblk();
 	/* Whatever kprobe_step_by_trap() says now: it said so at preparation. */
-	if (kcb->depth && kprobe_step_done(regs, addr, kcb))
+	if (kprobe_step_done(regs, addr, kcb))
 		return 1;
 
 	p = kprobe_site_at((void *)addr);
@@ -1180,33 +1189,26 @@ NOKPROBE_SYMBOL(kprobe_int3_handler);
  */
 static void kprobe_step_abort(struct pt_regs *regs, struct kprobe_ctlblk *kcb)
 {
-	struct kprobe_step *step = &kcb->step[kcb->depth - 1];
-	unsigned long flags_if = step->flags_if;
-	bool nested = step->nested;
-	struct kprobe *p = step->p;
+	struct kprobe_step step = kprobe_step_pop(kcb);
 
-	/* Read, emptied, then popped, as in kprobe_step_finish(). */
-	WRITE_ONCE(step->p, NULL);
-	barrier();
-	kcb->depth--;
-	regs->ip = (unsigned long)p->addr;
-	regs->flags |= flags_if;
-	if (!nested)
+	regs->ip = (unsigned long)step.p->addr;
+	regs->flags |= step.flags_if;
+	if (!step.nested)
 		reset_current_kprobe();
 }
 
 NOKPROBE_SYMBOL(kprobe_step_abort);
 
 /*
- * A fault_handler claimed a fault of the innermost step's copy at @slot.
- * Left at @slot, the copy runs again; left at the copy's end, the step
- * ends as usual; anywhere else, the step is over and the CPU goes where
- * the handler said.
+ * @p's fault_handler claimed a fault of the innermost step's copy.  Left
+ * at the copy, it runs again; left at the copy's end, the step ends as
+ * usual; anywhere else, the step is over and the CPU goes where the
+ * handler said.
  */
 static void kprobe_step_resolved(struct pt_regs *regs,
-				 struct kprobe_ctlblk *kcb, unsigned long slot)
+				 struct kprobe_ctlblk *kcb, struct kprobe *p)
 {
-	struct kprobe *p = kcb->step[kcb->depth - 1].p;
+	unsigned long slot = (unsigned long)p->ainsn.slot;
 	unsigned long ip = regs->ip;
 
 	if (ip == slot || ip == slot + p->ainsn.len)
@@ -1249,7 +1251,7 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 
 			if (!step->nested && asks_handler &&
 			    p->fault_handler(p, regs, trapnr)) {
-				kprobe_step_resolved(regs, kcb, slot);
+				kprobe_step_resolved(regs, kcb, p);
 				return 1;
 			}
 			kprobe_step_abort(regs, kcb);
