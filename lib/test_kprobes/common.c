@@ -117,6 +117,34 @@ bool kpt_trace_has(const unsigned long *trace, unsigned int len,
 /* ---------------------------------------------------------------------- */
 /* Shared targets                                                          */
 
+int kpt_add_body_seq;
+unsigned long kpt_data_word = 0x1234;
+
+/**
+ * kpt_target_add() - a target: a + b, noting when its body ran
+ * @a: any number
+ * @b: any number
+ *
+ * Return: a + b.
+ */
+noinline __noipa unsigned long kpt_target_add(unsigned long a, unsigned long b)
+{
+	kpt_add_body_seq = ++kpt_seq;
+	return a + b;
+}
+
+/**
+ * kpt_target_outer() - a target: x ^ 0x5a
+ * @x: any number
+ *
+ * Return: x ^ 0x5a.
+ */
+noinline __noipa unsigned long kpt_target_outer(unsigned long x)
+{
+	kpt_keep_calls();
+	return x ^ 0x5a;
+}
+
 /**
  * kpt_target_inner() - a target: x * 7 + 3
  * @x: any number

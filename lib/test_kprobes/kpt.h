@@ -48,9 +48,16 @@ static __always_inline void kpt_keep_calls(void)
  * so they are real calls that keep their names in kallsyms and are neither
  * cloned nor folded into their callers; each file keeps its own others.
  */
+unsigned long kpt_target_add(unsigned long a, unsigned long b);
+unsigned long kpt_target_outer(unsigned long x);
 unsigned long kpt_target_inner(unsigned long x);
 unsigned long kpt_target_spin(unsigned long x);
 unsigned long kpt_nokprobe_target(unsigned long x);
+
+/* kpt_seq when kpt_target_add()'s body last ran. */
+extern int kpt_add_body_seq;
+/* Data, not text: a probe there is refused, a data breakpoint fires. */
+extern unsigned long kpt_data_word;
 
 int kpt_register(struct kunit *test, struct kprobe *kp);
 int kpt_defer_unregister(struct kunit *test, struct kprobe *kp);

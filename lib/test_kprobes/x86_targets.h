@@ -16,7 +16,8 @@
 /*
  * Instructions the breakpoint path copies, emulates or refuses (mostly
  * x86_insn.c), and the targets of the registration, handler and fault
- * cases (registration.c).  What each computes is said beside its code.
+ * cases (registration.c, handlers.c).  What each computes is said beside
+ * its code.
  */
 unsigned long kpt_asm_riprel(unsigned long x);
 extern const u32 kpt_asm_riprel_sites[];
