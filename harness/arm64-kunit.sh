@@ -9,7 +9,7 @@ KP_STEP=arm64
 out=$1
 row() { printf 'kunit-arm64\t%s\t%s\t%s\n' "$1" "$2" "$3" >> "$out"; }
 
-o=$KPROBES_CACHE/out/$KP_MODE-cross-arm64
+o=${KP_ARM64_OUT:-$KPROBES_CACHE/out/$KP_MODE-cross-arm64}
 img=$o/arch/arm64/boot/Image
 if ! [ -f "$img" ]; then
 	row boot fail "no $img (the matrix:arm64 row builds it)"

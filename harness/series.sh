@@ -14,6 +14,11 @@
 #                    file under an owned directory, MAINTAINERS.patch, or a
 #                    patch to another subsystem, patches/NAME.patch
 #   why: LINE        the step's one line in the cover letter
+#   rename: OLD NEW  git mv OLD NEW first (both under an owned directory):
+#                    a base file moved aside, so that its replacement can
+#                    be added beside it and the switch made in a later step
+#   delete: PATH...  git rm PATH (under an owned directory, and not a file
+#                    of ours): what an earlier step moved aside
 #   # ...            comment
 # The rest is the commit message: subject, body, Signed-off-by.  A step
 # shipping one patches/NAME.patch may leave it out: the patch's own
@@ -57,6 +62,16 @@ shopt -u nullglob
 # step_files FILE / step_why FILE / step_msg FILE
 step_header() { sed -n '1,/^$/p' "$1"; }
 step_files() { step_header "$1" | sed -n 's/^files:[[:space:]]*//p' | tr -s ' \t' '\n\n' | grep -v '^$' || true; }
+step_renames() { step_header "$1" | sed -n 's/^rename:[[:space:]]*//p'; }
+step_deletes() { step_header "$1" | sed -n 's/^delete:[[:space:]]*//p' | tr -s ' \t' '\n\n' | grep -v '^$' || true; }
+# in_owned_dir PATH: PATH lies under a directory entry of owned-files.
+in_owned_dir() {
+	local o
+	for o in "${owned[@]}"; do
+		[ "${o%/}" != "$o" ] && [ "${1#"$o"}" != "$1" ] && return 0
+	done
+	return 1
+}
 step_why() { step_header "$1" | sed -n 's/^why:[[:space:]]*//p' | head -n 1; }
 # A step whose file has no message after its header takes it from the
 # patch it ships (patches/NAME.patch: its Subject, less "[PATCH] ", and
@@ -85,11 +100,28 @@ bad=0
 declare -A taken=()
 for s in "${steps[@]}"; do
 	name=$(basename "$s")
-	[ -n "$(step_files "$s")" ] || { kp_say "$name: no 'files:' line"; bad=1; }
+	[ -n "$(step_files "$s")$(step_renames "$s")$(step_deletes "$s")" ] ||
+		{ kp_say "$name: no 'files:', 'rename:' or 'delete:' line"; bad=1; }
+	while read -r a b extra; do
+		[ -n "$a" ] || continue
+		{ [ -n "$b" ] && [ -z "$extra" ] && in_owned_dir "$a" && in_owned_dir "$b"; } ||
+			{ kp_say "$name: 'rename: $a $b $extra' needs OLD NEW under an owned directory"; bad=1; }
+		# A directory entry of the same step would git rm what was moved.
+		while read -r p; do
+			[ "${p%/}" = "$p" ] || [ "${b#"$p"}" = "$b" ] ||
+				{ kp_say "$name: 'rename: ... $b' and 'files: $p' in one step"; bad=1; }
+		done < <(step_files "$s")
+	done < <(step_renames "$s")
+	while read -r p; do
+		{ in_owned_dir "$p" && [ ! -e "$KP_REPO/$p" ]; } ||
+			{ kp_say "$name: 'delete: $p' must be under an owned directory and not a file of ours"; bad=1; }
+	done < <(step_deletes "$s")
 	[ -n "$(step_why "$s")" ] || { kp_say "$name: no 'why:' line"; bad=1; }
 	[ -n "$(step_msg "$s" | head -n 1)" ] || { kp_say "$name: no subject after the header"; bad=1; }
-	step_msg "$s" | grep -qxF "Signed-off-by: $KP_SERIES_NAME <$KP_SERIES_EMAIL>" ||
-		{ kp_say "$name: no 'Signed-off-by: $KP_SERIES_NAME <$KP_SERIES_EMAIL>'"; bad=1; }
+	# In the message's trailer block (after a blank line), as git and
+	# b4 read it, not anywhere in the text.
+	step_msg "$s" | git interpret-trailers --parse | grep -qxF "Signed-off-by: $KP_SERIES_NAME <$KP_SERIES_EMAIL>" ||
+		{ kp_say "$name: no 'Signed-off-by: $KP_SERIES_NAME <$KP_SERIES_EMAIL>' trailer"; bad=1; }
 	while read -r p; do
 		ok=0
 		if is_patch "$p"; then
@@ -114,8 +146,17 @@ for s in "${steps[@]}"; do
 		done < <(cd "${s%.msg}.stage" && find . -type f | sed 's|^\./||')
 	fi
 done
+# A directory entry is taken whole, or file by file.
 for o in "${owned[@]}" "${patches[@]}"; do
-	[ -n "${taken[$o]:-}" ] || { kp_say "$o is in no step of the series (add it to a 'files:' line in $plan/)"; bad=1; }
+	[ -z "${taken[$o]:-}" ] || continue
+	if [ "${o%/}" != "$o" ] && [ -d "$KP_REPO/$o" ]; then
+		while read -r f; do
+			[ -n "${taken[$o$f]:-}" ] ||
+				{ kp_say "$o$f is in no step of the series (add it or $o to a 'files:' line in $plan/)"; bad=1; }
+		done < <(cd "$KP_REPO/$o" && find . -type f | sed 's|^\./||')
+		continue
+	fi
+	kp_say "$o is in no step of the series (add it to a 'files:' line in $plan/)"; bad=1
 done
 [ "$bad" = 0 ] || kp_die "the series plan is incomplete or wrong (see above)"
 
@@ -153,6 +194,14 @@ n=0
 for s in "${steps[@]}"; do
 	n=$((n + 1))
 	paths=()
+	while read -r a b; do
+		[ -n "$a" ] || continue
+		mkdir -p "$(dirname "$b")"
+		git mv -- "$a" "$b" || kp_die "$(basename "$s"): cannot move $a to $b"
+	done < <(step_renames "$s")
+	while read -r p; do
+		git rm -q -- "$p" || kp_die "$(basename "$s"): cannot delete $p"
+	done < <(step_deletes "$s")
 	while read -r p; do
 		case $p in
 		*.patch)
@@ -192,7 +241,7 @@ for s in "${steps[@]}"; do
 			;;
 		esac
 	done < <(step_files "$s")
-	git add -f -A -- "${paths[@]}"
+	[ ${#paths[@]} -eq 0 ] || git add -f -A -- "${paths[@]}"
 	git diff --cached --quiet && kp_die "$(basename "$s") changes nothing against the base"
 	d="@$((head_ts + n * 60)) +0000"
 	step_msg "$s" | GIT_AUTHOR_DATE=$d GIT_COMMITTER_DATE=$d git commit -q --cleanup=whitespace -F -
@@ -240,7 +289,7 @@ fi
 # --- format-patch and the cover letter ---
 tmpout=$(mktemp -d "$KPROBES_CACHE/series-out.XXXXXX")
 trap 'rm -rf "$tmpout"' EXIT
-git -c core.abbrev=12 format-patch -q -B --cover-letter --zero-commit --no-signature --stat=72 \
+git -c core.abbrev=12 format-patch -q -B -M --cover-letter --zero-commit --no-signature --stat=72 \
 	-o "$tmpout" kp-base..series
 cover=("$tmpout"/0000-cover-letter.patch)
 [ -f "${cover[0]}" ] || kp_die "format-patch wrote no cover letter"
