@@ -16,8 +16,9 @@
 # documentation) is not booted again.  Prints a table: patch, applied,
 # x86_64 built and booted, arm64 built and booted.  Exit status non-zero
 # when any patch did not apply, build or pass its boot.  SERIES_BOOT=0
-# builds only; SERIES_BOOT_FROM=NNNN boots from patch NNNN on.  Not part of 'make check': the first run is a full kernel
-# build for each arch, and the boots take 2-3 min per patch.
+# builds only; SERIES_BOOT_FROM=NNNN boots from patch NNNN on.  Not part
+# of 'make check': the first run is a full kernel build for each arch, and
+# the boots take 1-2 min per patch (35 min for the 30 patches, warm).
 . "$(dirname "$0")/lib.sh"
 KP_STEP=series-check
 
