@@ -88,7 +88,33 @@ emit "info kernel=$(uname -r) cpus=$(nproc) textsyms=$textsyms reps=$REPS loops=
 # Each kind: target function, optimization on/off, how it is armed.
 # tracepoint: no kprobe at all, the module's own tracepoint event enabled
 # (another event producer, through the same generic reserve and commit).
-kinds="int3:nb:0 boost:b:0 opt:b:1 ftrace:entry:0 kret:entry:0 both:entry:0 event:entry:0 tracepoint:tp:0"
+# revent: a kprobe_events return event with $retval.  bpfk, bpfr: a BPF
+# program (bpftrace's count(), attached through the kprobe PMU as bpftrace
+# and bcc attach) on a kprobe and on a kretprobe; KPB_BPF=0 leaves them out.
+kinds="int3:nb:0 boost:b:0 opt:b:1 ftrace:entry:0 kret:entry:0 both:entry:0 event:entry:0 revent:entry:0 tracepoint:tp:0"
+[ "${KPB_BPF:-1}" = 0 ] || ! command -v bpftrace > /dev/null || kinds+=" bpfk:entry:0 bpfr:entry:0"
+# bpf_start PROGRAM: run bpftrace in the background until its probe on
+# kpb_target_entry is in kprobes/list (bpftrace's start-up takes seconds
+# under TCG: it is not part of any sample).
+bpf_start() {
+	local i
+	bpftrace -e "$1" > /tmp/kpb-bt.out 2>&1 &
+	bt_pid=$!
+	for i in $(seq 1 "${KPB_BPFWAIT:-600}"); do
+		grep -q 'kpb_target_entry' "$D/list" && return 0
+		kill -0 "$bt_pid" 2> /dev/null || return 1
+		sleep 0.2
+	done
+	kill "$bt_pid"; wait "$bt_pid"
+	return 1
+}
+# bpf_stop: end bpftrace and wait for it (so not from a subshell, which
+# cannot wait for it); the count its program kept goes to bt_count.
+bpf_stop() {
+	kill -INT "$bt_pid"
+	wait "$bt_pid"
+	bt_count=$(awk '$1 == "@n:" { print $2 }' /tmp/kpb-bt.out)
+}
 # Records written to the trace buffer so far: entries kept plus overwritten.
 written() { cat "$T"/per_cpu/cpu*/stats | awk '$1 == "entries:" || $1 == "overrun:" { n += $2 } END { print n + 0 }'; }
 wait_opt() {
@@ -115,6 +141,14 @@ for rep in $(seq 1 "$REPS"); do
 			echo 'p:kpbench/empty kpb_target_entry' > "$T/kprobe_events" &&
 				echo 1 > "$T/events/kpbench/empty/enable" ||
 				{ emit "hit kind=event rep=$rep error=define"; continue; }
+		elif [ "$kind" = revent ]; then
+			echo 'r:kpbench/ret kpb_target_entry ret=$retval' > "$T/kprobe_events" &&
+				echo 1 > "$T/events/kpbench/ret/enable" ||
+				{ emit "hit kind=revent rep=$rep error=define"; continue; }
+		elif [ "$kind" = bpfk ] || [ "$kind" = bpfr ]; then
+			pt=kprobe; [ "$kind" = bpfk ] || pt=kretprobe
+			bpf_start "$pt:kpb_target_entry { @n = count(); }" ||
+				{ emit "hit kind=$kind rep=$rep error=attach:$(tail -n 1 /tmp/kpb-bt.out | tr ' ' _)"; continue; }
 		elif [ "$kind" = tracepoint ]; then
 			echo 1 > "$T/events/kp_bench/kpb_tick/enable" ||
 				{ emit "hit kind=tracepoint rep=$rep error=enable"; continue; }
@@ -139,6 +173,7 @@ for rep in $(seq 1 "$REPS"); do
 				cp /sys/kernel/debug/kp_bench/steplog "/mnt/out/steplog-$kind.txt"
 		fi
 		[ "$kind" != event ] || h0=$(awk '$1 == "empty" { print $2 }' "$T/kprobe_profile")
+		[ "$kind" != revent ] || h0=$(awk '$1 == "ret" { print $2 }' "$T/kprobe_profile")
 		[ "$kind" != tracepoint ] || h0=$(written)
 		r=$(ctl loop "$target" "$LOOPS")
 		hits=$(kv hits "$r"); rhits=$(kv rhits "$r")
@@ -147,6 +182,16 @@ for rep in $(seq 1 "$REPS"); do
 			hits=$(( h1 - h0 ))
 			echo 0 > "$T/events/kpbench/empty/enable"
 			echo > "$T/kprobe_events"
+		elif [ "$kind" = revent ]; then
+			h1=$(awk '$1 == "ret" { print $2 }' "$T/kprobe_profile")
+			hits=$(( h1 - h0 ))
+			echo 0 > "$T/events/kpbench/ret/enable"
+			echo > "$T/kprobe_events"
+		elif [ "$kind" = bpfk ] || [ "$kind" = bpfr ]; then
+			# The program counted the loop's calls and the steps' one.
+			bpf_stop
+			hits=${bt_count:-0}
+			[ -z "$steps" ] || hits=$(( hits - 1 ))
 		elif [ "$kind" = tracepoint ]; then
 			echo 0 > "$T/events/kp_bench/kpb_tick/enable"
 			hits=$(( $(written) - h0 ))

@@ -197,6 +197,9 @@ def build_rows(data, run=None):
         ("kret", "kretprobe"),
         ("both", "kprobe + kretprobe, same function"),
         ("event", "empty kprobe_events event, enabled"),
+        ("revent", "kprobe_events return event with $retval, enabled"),
+        ("bpfk", "BPF program on a kprobe (bpftrace count(), kprobe PMU)"),
+        ("bpfr", "BPF program on a kretprobe (bpftrace count(), kprobe PMU)"),
         ("tracepoint", "not kprobes: a module's tracepoint event, enabled"),
     ]
     for kind, label in hitkinds:
