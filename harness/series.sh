@@ -19,6 +19,8 @@
 #                    be added beside it and the switch made in a later step
 #   delete: PATH...  git rm PATH (under an owned directory, and not a file
 #                    of ours): what an earlier step moved aside
+#   head: PATH N     take only the first N lines of the repository's PATH
+#                    (PATH in 'files:'): a document that comes in halves
 #   # ...            comment
 # The rest is the commit message: subject, body, Signed-off-by.  A step
 # shipping one patches/NAME.patch may leave it out: the patch's own
@@ -62,6 +64,7 @@ shopt -u nullglob
 # step_files FILE / step_why FILE / step_msg FILE
 step_header() { sed -n '1,/^$/p' "$1"; }
 step_files() { step_header "$1" | sed -n 's/^files:[[:space:]]*//p' | tr -s ' \t' '\n\n' | grep -v '^$' || true; }
+step_head() { step_header "$1" | awk -v p="$2" '$1 == "head:" && $2 == p { print $3 }'; }
 step_renames() { step_header "$1" | sed -n 's/^rename:[[:space:]]*//p'; }
 step_deletes() { step_header "$1" | sed -n 's/^delete:[[:space:]]*//p' | tr -s ' \t' '\n\n' | grep -v '^$' || true; }
 # in_owned_dir PATH: PATH lies under a directory entry of owned-files.
@@ -112,6 +115,10 @@ for s in "${steps[@]}"; do
 				{ kp_say "$name: 'rename: ... $b' and 'files: $p' in one step"; bad=1; }
 		done < <(step_files "$s")
 	done < <(step_renames "$s")
+	while read -r p n; do
+		{ step_files "$s" | grep -qxF "$p" && [[ $n =~ ^[1-9][0-9]*$ ]]; } ||
+			{ kp_say "$name: 'head: $p $n' needs PATH in 'files:' and a line count"; bad=1; }
+	done < <(step_header "$s" | sed -n 's/^head:[[:space:]]*//p')
 	while read -r p; do
 		{ in_owned_dir "$p" && [ ! -e "$KP_REPO/$p" ]; } ||
 			{ kp_say "$name: 'delete: $p' must be under an owned directory and not a file of ours"; bad=1; }
@@ -234,6 +241,8 @@ for s in "${steps[@]}"; do
 			mkdir -p "$(dirname "$p")"
 			if [ -f "${s%.msg}.stage/$p" ]; then
 				cp "${s%.msg}.stage/$p" "$p"
+			elif [ -n "$(step_head "$s" "$p")" ]; then
+				head -n "$(step_head "$s" "$p")" "$KP_REPO/$p" > "$p"
 			else
 				cp "$KP_REPO/$p" "$p"
 			fi
