@@ -19,7 +19,9 @@
 #            T=SUITE[:GLOB]   one suite or some tests (kunit, ftrace, guest,
 #                         static), e.g. T=ftrace:kprobe/kprobe_args*;
 #                         T=debug: only the debug kernel; T=config[:NAME]:
-#                         the booted configuration rows
+#                         the booted configuration rows; T=peer[:TOOL]:
+#                         the tools' own suites (bpf, perf, bcc) on the
+#                         btf row (harness/peer.sh; also in check-full)
 #            DEBUG=0      check without the debug kernel (KASAN, lockdep,
 #                         kmemleak: a build and a boot of its own), which
 #                         every full check runs

@@ -7,7 +7,8 @@
 # booted on arm64 and the debug kernel
 # (harness/debug.sh; DEBUG=0 leaves it out), and print one table ending in
 # 'N passed, N failed, N skipped'.
-# Usage: check.sh [FILTER]   (all, SUITE, SUITE:GLOB, debug, config[:NAME])
+# Usage: check.sh [FILTER]   (all, SUITE, SUITE:GLOB, debug, config[:NAME],
+#                            peer[:TOOL]: the peer suites on the btf row)
 . "$(dirname "$0")/lib.sh"
 KP_STEP=check
 filter=${1:-all}
@@ -46,7 +47,7 @@ if [ "$filter" = all ]; then
 	kp_say "static checks, matrix, cross rows and the debug kernel's build run beside the guest (logs: $run/builds.log, $run/debug-build.log)"
 fi
 case $filter in
-static|static:*|matrix|matrix:*|kunit-arm64|debug|config|config:*) ;;
+static|static:*|matrix|matrix:*|kunit-arm64|debug|config|config:*|peer|peer:*) ;;
 *) KP_RUN_DIR=$run "$KP_REPO/harness/boot.sh" test "$filter" ;;
 esac
 # The booted configuration rows (harness/rows.sh): make check boots those
@@ -56,6 +57,7 @@ case $filter in
 all) "$KP_REPO/harness/rows.sh" "$run" ;;
 config) KP_FULL=1 "$KP_REPO/harness/rows.sh" "$run" ;;
 config:*) "$KP_REPO/harness/rows.sh" "$run" "${filter#config:}" ;;
+peer|peer:*) KP_ROW_TESTS=$filter "$KP_REPO/harness/rows.sh" "$run" btf ;;
 esac
 # Waits for background job $1 (named $2), then shows its log's step lines.
 wait_for() {

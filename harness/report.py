@@ -183,7 +183,7 @@ def main():
                            "debug-", excerpts)
 
     # The booted configuration rows (harness/rows.sh): "NAME-SUITE".
-    if filt == "all" or filt.startswith("config"):
+    if filt == "all" or filt.startswith(("config", "peer")):
         for d in sorted(os.listdir(run)):
             path = os.path.join(run, d)
             if d.startswith("row-") and os.path.isdir(path):

@@ -20,10 +20,14 @@
 #   # kcsan: ours           KCSAN reports are counted, not console failures;
 #                           one that names our functions fails the row
 #   # full: only            only in make check-full or when named
+#   # peer: yes             the peer suites (harness/peer.sh) are built
+#                           for this row's kernel when its tests name
+#                           them ("peer" or "peer:TOOL")
 # One row per configuration in RUN/rows.tsv: the build (with its time), and
 # for KCSAN the reports.  Both modes run every row (BASELINE=1: the base
 # kernel in the same configuration), so a failure can be told apart from
 # the base kernel's own.
+# KP_ROW_TESTS=FILTER replaces the row's tests (check.sh's T=peer:TOOL).
 # Usage: rows.sh RUN [GLOB]
 . "$(dirname "$0")/lib.sh"
 KP_STEP=rows
@@ -56,6 +60,7 @@ for frag in "$KP_REPO"/harness/config/rows/*.config; do
 	fi
 	tests=$(header tests "$frag")
 	[ "$full" != 1 ] || [ -z "$(header tests-full "$frag")" ] || tests=$(header tests-full "$frag")
+	tests=${KP_ROW_TESTS:-$tests}
 	if ! grep -q '^# build: none' "$frag"; then
 		start=$(date +%s)
 		if ! KP_ROW=$name "$KP_REPO/harness/config.sh" > "$run/row-$name-build.log" 2>&1 ||
@@ -69,10 +74,37 @@ for frag in "$KP_REPO"/harness/config/rows/*.config; do
 			2> /dev/null || echo '?') objects on its last cold build"))"
 	fi
 	mkdir -p "$run/row-$name"
+	peer_cmdline=
+	if [ "$(header peer "$frag")" = yes ]; then
+		# The tools the tests name: "all" or "peer" is every one, and
+		# "peer:GLOB" those it matches (the guest reads it the same way).
+		peer_tools=
+		IFS=, read -r -a filters <<< "${tests:-all}"
+		for t in bpf perf bcc; do
+			for f in "${filters[@]}"; do
+				# shellcheck disable=SC2254 # a glob on purpose
+				case $f in all|peer) ;; peer:*) case $t in ${f#peer:}) ;; *) continue ;; esac ;; *) continue ;; esac
+				peer_tools+=" $t"
+				break
+			done
+		done
+		if [ -n "$peer_tools" ]; then
+			start=$(date +%s)
+			# shellcheck disable=SC2086 # a list of tools
+			if KP_ROW=$name "$KP_REPO/harness/peer.sh" build $peer_tools > "$run/row-$name-peer.log" 2>&1; then
+				row "$name-peer" pass "built$peer_tools in $(( $(date +%s) - start )) s"
+			else
+				row "$name-peer" fail "$(grep 'error' "$run/row-$name-peer.log" | cut -c1-100 | paste -sd';') (see $run/row-$name-peer.log)"
+			fi
+			# The guest runs what built; a tool that did not fails there too.
+			ready=$(sed -n 's/^\[peer\] peer suites ready: //p' "$run/row-$name-peer.log")
+			[ "${ready:-none}" = none ] || peer_cmdline="KP_PEER=$KPROBES_CACHE/peer"
+		fi
+	fi
 	KP_QEMU_CPU=$(header cpu "$frag")
 	KP_TIMEOUT=$(header timeout "$frag")
 	KP_TIMEOUT=${KP_TIMEOUT:-2400} \
-	KP_QEMU_CPU=${KP_QEMU_CPU:-max} KP_ROW=$name KP_RUN_DIR=$run/row-$name KP_CMDLINE="$(header cmdline "$frag") ${KP_CMDLINE:-}" \
+	KP_QEMU_CPU=${KP_QEMU_CPU:-max} KP_ROW=$name KP_RUN_DIR=$run/row-$name KP_CMDLINE="$(header cmdline "$frag") $peer_cmdline ${KP_CMDLINE:-}" \
 		"$KP_REPO/harness/boot.sh" test "${tests:-all}" || true
 	sed -n 's/^# expect: *//p' "$frag" | while IFS= read -r expect; do
 		if grep -qaE -- "$expect" "$run/row-$name/console.log" 2> /dev/null; then

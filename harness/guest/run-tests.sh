@@ -7,6 +7,8 @@
 #           (KP_FTRACE_ALL=1: all of test.d),
 #           run unmodified from the base tree, one invocation per case
 #   guest   our own scripts in guest-tests/*.sh (exit 0 pass, 77 skip)
+#   peer    the tools' own suites, TOOL/CASE (bpf, perf, bcc): only where
+#           the host built them (KP_PEER; harness/peer.sh, the btf row)
 # (kunit runs at boot; the host reads its KTAP from the console.)
 #
 # FILTER: all, SUITE, or SUITE:GLOB on test names (e.g. ftrace:kprobe_args*),
@@ -136,11 +138,15 @@ run_kmemleak() {
 	cat "$k" > "$out/kmemleak.txt"
 }
 
+# shellcheck source=harness/guest/peer.sh
+. "$KP_REPO/harness/guest/peer.sh"
+
 echo "KP-TESTS-BEGIN $(uname -r)"
 run_canary
 case $filter in kunit|kunit:*) ;; *)
 	run_ftrace
 	run_guest first
+	run_peer
 	;;
 esac
 run_kmemleak
