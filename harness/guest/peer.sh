@@ -193,102 +193,85 @@ bcc_case() {	# bcc_case NAME STATUS DETAIL
 	record peer "bcc/$1" "$2" "$3"
 }
 
+# bcc_run NAME SECONDS WORKLOAD TOOL ARGS...: TOOL around WORKLOAD (a
+# command line), then SECONDS for its last events; its output goes to
+# $bcc_log.  Fails, with the case recorded, when the tool never attached.
+bcc_run() {
+	local name=$1 settle=$2 work=$3
+	shift 3
+	bcc_log=$d/$name.log
+	if ! bcc_start "$bcc_log" "$@"; then
+		bcc_stop
+		bcc_case "$name" fail "did not start (see peer/bcc/$name.log)"
+		return 1
+	fi
+	eval "$work"
+	sleep "$settle"
+	# trace exits non-zero on Ctrl-C; its output is what is judged.
+	bcc_stop || true
+}
+
+# bcc_verdict NAME STATUS PASS_DETAIL FAIL_DETAIL: STATUS 0 passes.
+bcc_verdict() {
+	if [ "$2" = 0 ]; then
+		bcc_case "$1" pass "$3"
+	else
+		bcc_case "$1" fail "$4 (see peer/bcc/$1.log)"
+	fi
+}
+
 run_peer_bcc() {
-	local d=$out/peer/bcc log n
+	local d=$out/peer/bcc bcc_log n
 	mkdir -p "$d"
 	command -v funccount-bpfcc > /dev/null || { peer_missing bcc "Debian's bpfcc-tools are not installed"; return; }
 	modprobe kp_tool_target || { peer_missing bcc "kp_tool_target did not load"; return; }
 
 	# funccount: a module function called 100 times, a kernel one by 300 reads.
-	log=$d/funccount-module.log
-	if bcc_start "$log" funccount-bpfcc kp_tool_target; then
-		tool_call $(seq 100)
-		sleep 2
-		bcc_stop
-		n=$(awk '$1 == "kp_tool_target" { print $2 }' "$log")
-		if [ "$n" = 100 ]; then
-			bcc_case funccount_module pass "kp_tool_target: 100 calls counted"
-		else
-			bcc_case funccount_module fail "kp_tool_target: ${n:-no} count for 100 calls"
-		fi
-	else
-		bcc_stop; bcc_case funccount_module fail "did not start (see peer/bcc/${log##*/})"
+	if bcc_run funccount_module 2 'tool_call $(seq 100)' funccount-bpfcc kp_tool_target; then
+		n=$(awk '$1 == "kp_tool_target" { print $2 }' "$bcc_log")
+		[ "$n" = 100 ]
+		bcc_verdict funccount_module $? "kp_tool_target: 100 calls counted" \
+			"kp_tool_target: ${n:-no} count for 100 calls"
 	fi
-	log=$d/funccount-kernel.log
-	if bcc_start "$log" funccount-bpfcc vfs_read; then
-		dd if=/dev/zero of=/dev/null bs=1 count=300 2> /dev/null
-		sleep 2
-		bcc_stop
-		n=$(awk '$1 == "vfs_read" { print $2 }' "$log")
-		if [ "${n:-0}" -ge 300 ]; then
-			bcc_case funccount_kernel pass "vfs_read: $n calls for 300 reads"
-		else
-			bcc_case funccount_kernel fail "vfs_read: ${n:-no} count for 300 reads"
-		fi
-	else
-		bcc_stop; bcc_case funccount_kernel fail "did not start (see peer/bcc/${log##*/})"
+	if bcc_run funccount_kernel 2 'dd if=/dev/zero of=/dev/null bs=1 count=300 2> /dev/null' \
+		funccount-bpfcc vfs_read; then
+		n=$(awk '$1 == "vfs_read" { print $2 }' "$bcc_log")
+		[ "${n:-0}" -ge 300 ]
+		bcc_verdict funccount_kernel $? "vfs_read: $n calls for 300 reads" \
+			"vfs_read: ${n:-no} count for 300 reads"
 	fi
 
 	# trace: an argument at entry and the return value (2 * n + 1).
-	log=$d/trace.log
-	if bcc_start "$log" trace-bpfcc 'kp_tool_target "n=%ld", arg1' 'r::kp_tool_target "ret=%ld", retval'; then
-		tool_call 21 35
-		sleep 3
-		bcc_stop
-		if grep -q 'n=21' "$log" && grep -q 'n=35' "$log" && grep -q 'ret=43' "$log" && grep -q 'ret=71' "$log"; then
-			bcc_case trace pass "n=21, n=35 at entry, ret=43, ret=71 at return"
-		else
-			bcc_case trace fail "the arguments or return values are missing (see peer/bcc/trace.log)"
-		fi
-	else
-		bcc_stop; bcc_case trace fail "did not start (see peer/bcc/trace.log)"
+	if bcc_run trace 3 'tool_call 21 35' \
+		trace-bpfcc 'kp_tool_target "n=%ld", arg1' 'r::kp_tool_target "ret=%ld", retval'; then
+		grep -q 'n=21' "$bcc_log" && grep -q 'n=35' "$bcc_log" &&
+			grep -q 'ret=43' "$bcc_log" && grep -q 'ret=71' "$bcc_log"
+		bcc_verdict trace $? "n=21, n=35 at entry, ret=43, ret=71 at return" \
+			"the arguments or return values are missing"
 	fi
 
 	# argdist: the frequency of each argument value, cumulative.
-	log=$d/argdist.log
-	if bcc_start "$log" argdist-bpfcc -c -i 2 -C 'p::kp_tool_target(long n):long:n'; then
-		tool_call 7 7 7 9 9
-		sleep 5
-		bcc_stop
-		if awk '/n = 7$/ && $1 == 3 { a = 1 } /n = 9$/ && $1 == 2 { b = 1 } END { exit !(a && b) }' "$log"; then
-			bcc_case argdist pass "n = 7 three times, n = 9 twice"
-		else
-			bcc_case argdist fail "wrong counts (see peer/bcc/argdist.log)"
-		fi
-	else
-		bcc_stop; bcc_case argdist fail "did not start (see peer/bcc/argdist.log)"
+	if bcc_run argdist 5 'tool_call 7 7 7 9 9' \
+		argdist-bpfcc -c -i 2 -C 'p::kp_tool_target(long n):long:n'; then
+		awk '/n = 7$/ && $1 == 3 { a = 1 } /n = 9$/ && $1 == 2 { b = 1 } END { exit !(a && b) }' "$bcc_log"
+		bcc_verdict argdist $? "n = 7 three times, n = 9 twice" "wrong counts"
 	fi
 
 	# stackcount: the stack names the module parameter's setter.
-	log=$d/stackcount.log
-	if bcc_start "$log" stackcount-bpfcc kp_tool_target; then
-		tool_call 1 2 3 4
-		sleep 2
-		bcc_stop
-		if grep -q 'kp_tool_call_set' "$log" && grep -qE '^ +4$' "$log"; then
-			bcc_case stackcount pass "4 calls from kp_tool_call_set"
-		else
-			bcc_case stackcount fail "no stack from kp_tool_call_set counted 4 (see peer/bcc/stackcount.log)"
-		fi
-	else
-		bcc_stop; bcc_case stackcount fail "did not start (see peer/bcc/stackcount.log)"
+	if bcc_run stackcount 2 'tool_call 1 2 3 4' stackcount-bpfcc kp_tool_target; then
+		grep -q 'kp_tool_call_set' "$bcc_log" && grep -qE '^ +4$' "$bcc_log"
+		bcc_verdict stackcount $? "4 calls from kp_tool_call_set" \
+			"no stack from kp_tool_call_set counted 4"
 	fi
 
 	# funclatency: five 50 ms sleeps land at 32 ms or more (a busy TCG
 	# host may wake them late) and under a second.
-	log=$d/funclatency.log
-	if bcc_start "$log" funclatency-bpfcc -m hrtimer_nanosleep; then
-		for n in 1 2 3 4 5; do sleep 0.05; done
-		sleep 2
-		bcc_stop
-		n=$(awk '$2 == "->" && $1 >= 32 && $3 < 1024 { s += $5 } END { print s + 0 }' "$log")
-		if [ "$n" -ge 5 ]; then
-			bcc_case funclatency pass "$n sleeps of 50 ms measured at 32-1023 ms"
-		else
-			bcc_case funclatency fail "$n of 5 sleeps of 50 ms measured at 32-1023 ms (see peer/bcc/funclatency.log)"
-		fi
-	else
-		bcc_stop; bcc_case funclatency fail "did not start (see peer/bcc/funclatency.log)"
+	if bcc_run funclatency 2 'for n in 1 2 3 4 5; do sleep 0.05; done' \
+		funclatency-bpfcc -m hrtimer_nanosleep; then
+		n=$(awk '$2 == "->" && $1 >= 32 && $3 < 1024 { s += $5 } END { print s + 0 }' "$bcc_log")
+		[ "$n" -ge 5 ]
+		bcc_verdict funclatency $? "$n sleeps of 50 ms measured at 32-1023 ms" \
+			"$n of 5 sleeps of 50 ms measured at 32-1023 ms"
 	fi
 	rmmod kp_tool_target 2> /dev/null
 }
