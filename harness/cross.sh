@@ -6,6 +6,8 @@
 #   # arch: ARCH        # cross: PREFIX-
 #   # build: kernel TARGET ...        (a whole kernel: vmlinux, then these)
 #   # build: objects PATH.o DIR/ ...  (our objects, the samples, and these)
+#   # check: objects ...   what make check builds instead, when a whole
+#                          kernel is worth its time only in make check-full
 # and is applied, with common.config, on top of the arch's tinyconfig, in
 # out/<mode>-cross-NAME.  With BASELINE=1 the pristine tree builds the same
 # rows, so a failure can be told apart from the arch's own.  A warning or
@@ -35,6 +37,9 @@ for frag in "${frags[@]}"; do
 	arch=$(hdr arch "$frag")
 	cross=$(hdr cross "$frag")
 	build=$(hdr build "$frag")
+	if [ "${KP_CROSS_FULL:-0}" != 1 ] && [ "$glob" = '*' ] && [ -n "$(hdr check "$frag")" ]; then
+		build=$(hdr check "$frag")
+	fi
 	if ! command -v "${cross}gcc" > /dev/null; then
 		row "$name" fail "no ${cross}gcc (make deps installs it)"
 		continue

@@ -29,13 +29,13 @@ if ! [ -f "$KP_OUT/.kp-built" ]; then
 	exit 0
 fi
 # What the debug kernel runs besides KUnit: the SMP churn stress (60 s;
-# 300 s in make check-full), the fuzz (10,000 lines; 100,000 in
+# 300 s in make check-full), the fuzz (4,000 lines; 100,000 in
 # make check-full), the optimizer at every offset and __init text.  Every
 # test costs several times its main-kernel time here (a module load alone
 # is about a minute), so make check-full adds the tests that churn modules,
 # the sysctl, the PMU and two ftracetest cases (about 25 min more).
 tests=guest:kprobe_smp_stress,guest:kprobe_events_fuzz,guest:kprobe_many_offsets,guest:kprobe_init_gone
-fuzz=10000 stress=60 timeout=3600
+fuzz=4000 stress=60 timeout=3600
 if [ "${KP_FULL:-0}" = 1 ]; then
 	fuzz=100000 stress=300 timeout=7200
 	tests=$tests,guest:kprobe_module_gone,guest:kprobe_module_before_load,guest:kprobe_module_coming,guest:kprobe_samples,guest:kprobe_optimization_sysctl,guest:kprobe_perf_pmu,guest:kprobe_profile_trace,guest:kprobes_enabled_knob,ftrace:kprobe/kprobe_opt_types,ftrace:kprobe/multiple_kprobes

@@ -10,6 +10,7 @@
 #   # build: none           no kernel of its own: the test kernel, booted
 #                           with the row's command line
 #   # cmdline: ARGS         more kernel command line
+#   # cmdline-full: ARGS    the same in make check-full
 #   # cpu: MODEL            QEMU's CPU model (default max)
 #   # tests: FILTER         what the guest runs (run-tests.sh's filter)
 #   # timeout: SECONDS      the whole guest's limit (boot.sh's KP_TIMEOUT)
@@ -61,6 +62,8 @@ for frag in "$KP_REPO"/harness/config/rows/*.config; do
 	tests=$(header tests "$frag")
 	[ "$full" != 1 ] || [ -z "$(header tests-full "$frag")" ] || tests=$(header tests-full "$frag")
 	tests=${KP_ROW_TESTS:-$tests}
+	cmdline=$(header cmdline "$frag")
+	[ "$full" != 1 ] || [ -z "$(header cmdline-full "$frag")" ] || cmdline=$(header cmdline-full "$frag")
 	if ! grep -q '^# build: none' "$frag"; then
 		start=$(date +%s)
 		if ! KP_ROW=$name "$KP_REPO/harness/config.sh" > "$run/row-$name-build.log" 2>&1 ||
@@ -104,7 +107,7 @@ for frag in "$KP_REPO"/harness/config/rows/*.config; do
 	KP_QEMU_CPU=$(header cpu "$frag")
 	KP_TIMEOUT=$(header timeout "$frag")
 	KP_TIMEOUT=${KP_TIMEOUT:-2400} \
-	KP_QEMU_CPU=${KP_QEMU_CPU:-max} KP_ROW=$name KP_RUN_DIR=$run/row-$name KP_CMDLINE="$(header cmdline "$frag") $peer_cmdline ${KP_CMDLINE:-}" \
+	KP_QEMU_CPU=${KP_QEMU_CPU:-max} KP_ROW=$name KP_RUN_DIR=$run/row-$name KP_CMDLINE="$cmdline $peer_cmdline ${KP_CMDLINE:-}" \
 		"$KP_REPO/harness/boot.sh" test "${tests:-all}" || true
 	sed -n 's/^# expect: *//p' "$frag" | while IFS= read -r expect; do
 		if grep -qaE -- "$expect" "$run/row-$name/console.log" 2> /dev/null; then
