@@ -84,14 +84,18 @@ struct kprobe_site_batch {
 
 void kprobe_site_batch_init(struct kprobe_site_batch *batch, int num);
 void kprobe_site_batch_flush(struct kprobe_site_batch *batch);
-kprobe_opcode_t *kprobe_resolve(kprobe_opcode_t *addr, const char *sym,
-				unsigned long offset, bool *on_entry);
 struct kprobe *kprobe_find_site(struct kprobe *p);
 int __register_kprobe(struct kprobe *p);
 bool kprobe_detach(struct kprobe *p, struct kprobe_site_batch *batch);
 void kprobe_release(struct kprobe *p);
 void kprobe_release_groups(void);
 int kprobes_set_all_disarmed(bool disarm);
+
+/* address.c */
+
+kprobe_opcode_t *kprobe_resolve(kprobe_opcode_t *addr, const char *sym,
+				unsigned long offset, bool *on_entry);
+int kprobe_check_address(unsigned long addr, struct module **modp);
 
 /* slots.c */
 
