@@ -3,8 +3,9 @@
 #   make run      set up, build our kernel, boot it, show kprobes working
 #   make check    build and boot, run every test, print the results table
 #   make check-full   check, plus cross builds of all eleven other kprobes
-#                 architectures (not only arm64, riscv64, powerpc64le, s390x)
-#                 and the booted configuration rows (clang+kCFI, RT, KCSAN,
+#                 architectures (not only arm64, riscv64, powerpc64le, s390x),
+#                 the whole arm64 kernel booted with our KUnit suite, and
+#                 the booted configuration rows (clang+kCFI, RT, KCSAN,
 #                 BTF; harness/rows.sh)
 #   make shell    interactive shell in the guest
 #   make bench    our kprobes against the base kernel's, both built and

@@ -37,11 +37,15 @@ timeout_s=${KP_TIMEOUT:-2400}
 
 # qemu_cmd ACCEL_ARGS... : the common QEMU command line.
 qemu_cmd() {
-	# cache=loose: the guest keeps what it read of the root, which does
-	# not change under it.  Without it every exec reads its binary and
-	# libraries over 9p again: /bin/true took 86 ms against 54 ms, and a
-	# short ftracetest case 12.6 s against 6.5 s (TCG, 2026-11-28).
-	local cmdline="root=/dev/root rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose ro"
+	# cache=loose: the guest keeps what it read of the root, which must
+	# not change under it (make shell, where one may edit host files
+	# while the guest runs, goes without).  Without it every exec reads
+	# its binary and libraries over 9p again: /bin/true took 86 ms
+	# against 54 ms, a short ftracetest case 12.6 s against 6.5 s (TCG,
+	# 2026-11-28).
+	local rootflags=trans=virtio,version=9p2000.L,msize=262144
+	[ "$action" = shell ] || rootflags+=,cache=loose
+	local cmdline="root=/dev/root rootfstype=9p rootflags=$rootflags ro"
 	cmdline+=" console=ttyS0 loglevel=${KP_LOGLEVEL:-8} panic=-1 nokaslr"
 	cmdline+=" init=$KP_REPO/harness/guest/init.sh"
 	cmdline+=" KP_ACTION=$action KP_FILTER=${filter:-all} KP_REPO=$KP_REPO KP_SRC=$src"

@@ -18,25 +18,55 @@ mkdir -p "$run"
 case $filter in
 static|static:*) "$KP_REPO/harness/static.sh" "$run/static.tsv" ;;
 esac
-# With everything asked for, the work runs on three tracks, one core's
-# worth each at most, ordered so that the longest chain starts first:
+# With everything asked for, the work runs on three tracks, ordered so
+# that the longest chain starts first:
 #   the guests    the main guest, then the configuration rows (this script);
-#   the debug kernel  its build (nice 10), then its guest (harness/debug.sh),
-#                 which may run beside the main guest or a row's;
+#   the debug kernel  its build (nice 10, holding the build lock from start
+#                 to end), then its guest (harness/debug.sh), beside the
+#                 main guest or a row's;
 #   the builds    the static checks, then the config matrix with the cross
-#                 rows (nice 19: they take what the other two leave).
-# Their output goes to RUN/debug-build.log and RUN/builds.log.  The debug
-# kernel is in every full check; DEBUG=0 leaves it out for a quicker loop.
+#                 rows (nice 19, and waiting for the build lock: they take
+#                 what the other two leave).
+# Their output goes to RUN/debug.log and RUN/builds.log; a track that
+# exits non-zero leaves a failing row.  The debug kernel is in every full
+# check; DEBUG=0 leaves it out for a quicker loop.
 debug_on=1
 [ "${DEBUG:-1}" != 0 ] || debug_on=0
 bg=
 dbg=
+# A background track left running when this script stops early is killed,
+# its QEMU included.
+kill_tree() {
+	local c
+	for c in $(pgrep -P "$1"); do kill_tree "$c"; done
+	kill "$1" 2> /dev/null || true
+}
+kill_tracks() {
+	[ -z "$dbg" ] || kill_tree "$dbg"
+	[ -z "$bg" ] || kill_tree "$bg"
+}
+trap kill_tracks EXIT
 if [ "$filter" = all ]; then
+	# make check-full's rows and peer suites install packages: all of
+	# them now, as a guest keeps what it read of the host's root
+	# (boot.sh's cache=loose) and the root must not change under it.
+	if [ "${KP_FULL:-0}" = 1 ]; then
+		KP_ROWS_DEPS_ONLY=1 "$KP_REPO/harness/rows.sh" "$run"
+		"$KP_REPO/harness/peer.sh" deps
+	fi
 	if [ "$debug_on" = 1 ]; then
 		(
-			nice -n 10 "$KP_REPO/harness/debug.sh" "$run" build
-			"$KP_REPO/harness/debug.sh" "$run" test
-		) > "$run/debug-build.log" 2>&1 &
+			# Its own makes take a private lock under the shared one,
+			# so that no build of the third track slips in between
+			# its steps.
+			if KP_BUILD_LOCK=$run/debug-build.lock flock "$KPROBES_CACHE/build.lock" \
+				nice -n 10 "$KP_REPO/harness/debug.sh" "$run" build; then
+				"$KP_REPO/harness/debug.sh" "$run" test ||
+					printf 'debug\tharness\tfail\tdebug.sh test exited %s\n' "$?" >> "$run/debug.tsv"
+			else
+				printf 'debug\tharness\tfail\tdebug.sh build exited %s\n' "$?" >> "$run/debug.tsv"
+			fi
+		) > "$run/debug.log" 2>&1 &
 		dbg=$!
 	fi
 	(
@@ -47,7 +77,7 @@ if [ "$filter" = all ]; then
 			printf 'matrix\tharness\tfail\tmatrix.sh exited %s\n' "$?" >> "$run/matrix.tsv"
 	) > "$run/builds.log" 2>&1 &
 	bg=$!
-	kp_say "the debug kernel (build, then guest), the static checks and the matrix run beside the guests (logs: $run/debug-build.log, $run/builds.log)"
+	kp_say "the debug kernel (build, then guest), the static checks and the matrix run beside the guests (logs: $run/debug.log, $run/builds.log)"
 fi
 case $filter in
 static|static:*|matrix|matrix:*|kunit-arm64|debug|config|config:*|peer|peer:*) ;;
@@ -64,16 +94,23 @@ config) KP_FULL=1 "$KP_REPO/harness/rows.sh" "$run" ;;
 config:*) "$KP_REPO/harness/rows.sh" "$run" "${filter#config:}" ;;
 peer|peer:*) KP_ROW_TESTS=$filter "$KP_REPO/harness/rows.sh" "$run" btf ;;
 esac
-# Waits for background job $1 (named $2), then shows its log's step lines.
+# wait_for PID NAME LOG TSV SUITE: waits for a background track, shows
+# its log's step lines, and leaves a failing row if it exited non-zero.
 wait_for() {
-	local start
+	local start rc=0
 	start=$(date +%s)
-	wait "$1" || kp_say "$2 exited $?"
+	wait "$1" || rc=$?
+	if [ "$rc" != 0 ]; then
+		kp_say "$2 exited $rc"
+		printf '%s\tharness\tfail\t%s exited %s (see %s)\n' "$5" "$2" "$rc" "$3" >> "$4"
+	fi
 	kp_say "waited $(( $(date +%s) - start )) s for $2"
 	grep -E '^\[' "$3" | grep -v '^\[build\] [a-z-]*: [0-9]*/' >&2 || true
 }
-[ -z "$dbg" ] || wait_for "$dbg" "the debug kernel" "$run/debug-build.log"
-[ -z "$bg" ] || wait_for "$bg" "the static checks and the matrix" "$run/builds.log"
+[ -z "$dbg" ] || wait_for "$dbg" "the debug kernel" "$run/debug.log" "$run/debug.tsv" debug
+dbg=
+[ -z "$bg" ] || wait_for "$bg" "the static checks and the matrix" "$run/builds.log" "$run/static.tsv" static
+bg=
 case $filter in
 matrix) "$KP_REPO/harness/matrix.sh" "$run/matrix.tsv" ;;
 matrix:*) "$KP_REPO/harness/matrix.sh" "$run/matrix.tsv" "${filter#matrix:}" ;;

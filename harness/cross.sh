@@ -6,8 +6,9 @@
 #   # arch: ARCH        # cross: PREFIX-
 #   # build: kernel TARGET ...        (a whole kernel: vmlinux, then these)
 #   # build: objects PATH.o DIR/ ...  (our objects, the samples, and these)
-#   # check: objects ...   what make check builds instead, when a whole
-#                          kernel is worth its time only in make check-full
+#   # check: objects ...   what make check builds instead (all rows, no
+#                          KP_CROSS_FULL), when a whole kernel is worth its
+#                          time only in make check-full or the row alone
 # and is applied, with common.config, on top of the arch's tinyconfig, in
 # out/<mode>-cross-NAME.  With BASELINE=1 the pristine tree builds the same
 # rows, so a failure can be told apart from the arch's own.  A warning or

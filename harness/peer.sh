@@ -22,17 +22,19 @@
 # It says which tools it built on its last line ("peer suites ready: ...")
 # and goes on past a tool that failed to build; the exit status is that
 # of the last failure.
-# Usage: peer.sh build [TOOL...]
+# "peer.sh deps" installs the packages only (make check-full, before any
+# guest runs).
+# Usage: peer.sh build [TOOL...] | peer.sh deps
 export KP_ROW=${KP_ROW:-btf}
 . "$(dirname "$0")/lib.sh"
 KP_STEP=peer
-[ "${1:-}" = build ] || kp_die "usage: peer.sh build [bpf|perf|bcc]..."
+action=${1:-}
+case $action in build|deps) ;; *) kp_die "usage: peer.sh build [bpf|perf|bcc]... | peer.sh deps" ;; esac
 shift
 tools=${*:-bpf perf bcc}
 peer=$KPROBES_CACHE/peer
 src=$peer/src
 kout=$KP_OUT
-[ -f "$kout/vmlinux" ] || kp_die "no btf kernel in $kout: build the btf row first (rows.sh)"
 
 need=(clang-19 lld-19 llvm-19 dwarves pkg-config libelf-dev zlib1g-dev libzstd-dev
       libcap-dev libssl-dev libdw-dev libtraceevent-dev bpfcc-tools python3-bpfcc)
@@ -46,6 +48,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 		"${missing[@]}" > "$KPROBES_CACHE/peer-apt.log" 2>&1 ||
 		kp_die "could not install ${missing[*]} (see $KPROBES_CACHE/peer-apt.log)"
 fi
+[ "$action" = build ] || exit 0
+[ -f "$kout/vmlinux" ] || kp_die "no btf kernel in $kout: build the btf row first (rows.sh)"
 
 # The base tree without its drivers, sound and docs (the suites use none).
 # The copy names the tree it came from; another base tree starts afresh.

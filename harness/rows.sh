@@ -10,7 +10,7 @@
 #   # build: none           no kernel of its own: the test kernel, booted
 #                           with the row's command line
 #   # cmdline: ARGS         more kernel command line
-#   # cmdline-full: ARGS    the same in make check-full
+#   # cmdline-full: ARGS    the same in make check-full or the row alone
 #   # cpu: MODEL            QEMU's CPU model (default max)
 #   # tests: FILTER         what the guest runs (run-tests.sh's filter)
 #   # timeout: SECONDS      the whole guest's limit (boot.sh's KP_TIMEOUT)
@@ -28,7 +28,8 @@
 # for KCSAN the reports.  Both modes run every row (BASELINE=1: the base
 # kernel in the same configuration), so a failure can be told apart from
 # the base kernel's own.
-# KP_ROW_TESTS=FILTER replaces the row's tests (check.sh's T=peer:TOOL).
+# KP_ROW_TESTS=FILTER replaces the row's tests (check.sh's T=peer:TOOL);
+# KP_ROWS_DEPS_ONLY=1 installs the rows' packages and does nothing else.
 # Usage: rows.sh RUN [GLOB]
 . "$(dirname "$0")/lib.sh"
 KP_STEP=rows
@@ -59,6 +60,7 @@ for frag in "$KP_REPO"/harness/config/rows/*.config; do
 			continue
 		fi
 	fi
+	[ "${KP_ROWS_DEPS_ONLY:-0}" != 1 ] || continue
 	tests=$(header tests "$frag")
 	[ "$full" != 1 ] || [ -z "$(header tests-full "$frag")" ] || tests=$(header tests-full "$frag")
 	tests=${KP_ROW_TESTS:-$tests}

@@ -131,7 +131,7 @@ htmldocs_row() {
 	log=$docout/htmldocs.log
 	mkdir -p "$docout"
 	rm -rf "$docout/Documentation/output/trace" "$docout/Documentation/output/.doctrees/trace"
-	# At niceness 10, as make check runs the static checks (not 10 more).
+	# At niceness 10 at least (make check runs the static checks at 19).
 	inc=$(( 10 - $(nice) )); [ "$inc" -ge 0 ] || inc=0
 	start=$(date +%s)
 	nice -n "$inc" make -C "$tree" O="$docout" -j"$(nproc)" htmldocs SPHINXDIRS=trace \

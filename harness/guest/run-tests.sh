@@ -97,7 +97,8 @@ run_guest() {
 		[ "$name" != lib ] || continue
 		wanted guest "$name" || continue
 		when=first
-		{ read -r _ && read -r line2; } < "$t" || line2=
+		line2=
+		{ read -r _; IFS= read -r line2; } < "$t" || :
 		[ "$line2" != "# kp: last" ] || when=last
 		[ "$when" = "$1" ] || continue
 		log=$out/guest/$name.log
