@@ -43,12 +43,13 @@ qemu_cmd() {
 	# its binary and libraries over 9p again: /bin/true took 86 ms
 	# against 54 ms, a short ftracetest case 12.6 s against 6.5 s (TCG,
 	# 2026-11-28).
-	local rootflags=trans=virtio,version=9p2000.L,msize=262144
-	[ "$action" = shell ] || rootflags+=,cache=loose
-	local cmdline="root=/dev/root rootfstype=9p rootflags=$rootflags ro"
+	# init.sh mounts the base tree the same way (KP_9P_CACHE).
+	local cache=loose
+	[ "$action" != shell ] || cache=none
+	local cmdline="root=/dev/root rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=$cache ro"
 	cmdline+=" console=ttyS0 loglevel=${KP_LOGLEVEL:-8} panic=-1 nokaslr"
 	cmdline+=" init=$KP_REPO/harness/guest/init.sh"
-	cmdline+=" KP_ACTION=$action KP_FILTER=${filter:-all} KP_REPO=$KP_REPO KP_SRC=$src"
+	cmdline+=" KP_ACTION=$action KP_FILTER=${filter:-all} KP_REPO=$KP_REPO KP_SRC=$src KP_9P_CACHE=$cache"
 	cmdline+=" KP_MODE=$KP_MODE KP_CANARY=${KP_CANARY:-none} KP_SMP=${KP_SMP:-2}"
 	# Events defined at boot: one on __init text, which
 	# guest-tests/kprobe_init_gone.sh checks went [GONE] when that text was

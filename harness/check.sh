@@ -46,6 +46,10 @@ kill_tracks() {
 	[ -z "$bg" ] || kill_tree "$bg"
 }
 trap kill_tracks EXIT
+# track_failed TSV SUITE WHAT RC: the failing row a track leaves behind.
+track_failed() {
+	printf '%s\tharness\tfail\t%s exited %s\n' "$2" "$3" "$4" >> "$1"
+}
 if [ "$filter" = all ]; then
 	# make check-full's rows and peer suites install packages: all of
 	# them now, as a guest keeps what it read of the host's root
@@ -62,9 +66,9 @@ if [ "$filter" = all ]; then
 			if KP_BUILD_LOCK=$run/debug-build.lock flock "$KPROBES_CACHE/build.lock" \
 				nice -n 10 "$KP_REPO/harness/debug.sh" "$run" build; then
 				"$KP_REPO/harness/debug.sh" "$run" test ||
-					printf 'debug\tharness\tfail\tdebug.sh test exited %s\n' "$?" >> "$run/debug.tsv"
+					track_failed "$run/debug.tsv" debug "debug.sh test" "$?"
 			else
-				printf 'debug\tharness\tfail\tdebug.sh build exited %s\n' "$?" >> "$run/debug.tsv"
+				track_failed "$run/debug.tsv" debug "debug.sh build" "$?"
 			fi
 		) > "$run/debug.log" 2>&1 &
 		dbg=$!
@@ -72,9 +76,9 @@ if [ "$filter" = all ]; then
 	(
 		# One failing step must not keep the next from writing its rows.
 		nice -n 19 "$KP_REPO/harness/static.sh" "$run/static.tsv" ||
-			printf 'static\tharness\tfail\tstatic.sh exited %s\n' "$?" >> "$run/static.tsv"
+			track_failed "$run/static.tsv" static static.sh "$?"
 		nice -n 19 "$KP_REPO/harness/matrix.sh" "$run/matrix.tsv" ||
-			printf 'matrix\tharness\tfail\tmatrix.sh exited %s\n' "$?" >> "$run/matrix.tsv"
+			track_failed "$run/matrix.tsv" matrix matrix.sh "$?"
 	) > "$run/builds.log" 2>&1 &
 	bg=$!
 	kp_say "the debug kernel (build, then guest), the static checks and the matrix run beside the guests (logs: $run/debug.log, $run/builds.log)"
@@ -102,7 +106,7 @@ wait_for() {
 	wait "$1" || rc=$?
 	if [ "$rc" != 0 ]; then
 		kp_say "$2 exited $rc"
-		printf '%s\tharness\tfail\t%s exited %s (see %s)\n' "$5" "$2" "$rc" "$3" >> "$4"
+		track_failed "$4" "$5" "$2 (see $3)" "$rc"
 	fi
 	kp_say "waited $(( $(date +%s) - start )) s for $2"
 	grep -E '^\[' "$3" | grep -v '^\[build\] [a-z-]*: [0-9]*/' >&2 || true

@@ -23,10 +23,8 @@ mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 kpout /mnt/out
 # The tmpfs mounts above may have hidden the host paths of the repository
 # and the base tree; from here on they are reached through their shares.
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,ro kprepo /mnt/repo
-# The base tree does not change under a guest either (boot.sh's cache=loose).
-srcflags=trans=virtio,version=9p2000.L,msize=262144,ro
-[ "$KP_ACTION" = shell ] || srcflags+=,cache=loose
-mount -t 9p -o "$srcflags" kpsrc /mnt/src
+# The base tree does not change under a guest either: cached as the root is.
+mount -t 9p -o "trans=virtio,version=9p2000.L,msize=262144,ro,cache=${KP_9P_CACHE:-none}" kpsrc /mnt/src
 export KP_REPO=/mnt/repo KP_SRC=/mnt/src
 hostname kprobes-guest 2>/dev/null || true
 ip link set lo up 2>/dev/null || true
